@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Provision everything ampbench needs: Debian packages and a persistent Python
+# virtual environment (outside the clone) holding the pinned torch that also
+# provides LibTorch. Idempotent: a provisioned machine returns in seconds and
+# downloads nothing.
+#
+#   AMPBENCH_HOME   where the venv lives (default: $HOME/.cache/ampbench)
+#   AMPBENCH_QUIET  1: print nothing when there is nothing to do
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+AMPBENCH_HOME="${AMPBENCH_HOME:-$HOME/.cache/ampbench}"
+VENV="$AMPBENCH_HOME/venv"
+REQS="$ROOT/ci/requirements.txt"
+QUIET="${AMPBENCH_QUIET:-0}"
+
+say() { [[ "$QUIET" == 1 ]] || echo "bootstrap: $*" >&2; }
+die() { echo "bootstrap: error: $*" >&2; exit 1; }
+
+APT_PACKAGES=(
+  build-essential cmake ninja-build ccache git
+  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
+  python3-venv
+)
+
+missing_apt_packages() {
+  local p
+  for p in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
+  done
+}
+
+provision_apt() {
+  local missing
+  missing=$(missing_apt_packages | tr '\n' ' ')
+  [[ -z "${missing// }" ]] && return 0
+  command -v apt-get >/dev/null || die "missing Debian packages ($missing) and no apt-get to install them"
+  local sudo=""
+  [[ $(id -u) -eq 0 ]] || sudo="sudo"
+  say "installing Debian packages: $missing"
+  $sudo apt-get update -qq >/dev/null || die "apt-get update failed (no access to Debian's package mirror?)"
+  local p
+  for p in $missing; do
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$p" >/dev/null \
+      || die "could not install Debian package '$p'"
+  done
+}
+
+# The stamp holds the hash of requirements.txt: the venv is rebuilt only when
+# the pins change, so re-runs never touch the network.
+requirements_hash() { sha256sum "$REQS" | cut -d' ' -f1; }
+
+provision_venv() {
+  local stamp="$VENV/.ampbench-requirements"
+  if [[ -f "$stamp" && "$(cat "$stamp")" == "$(requirements_hash)" && -x "$VENV/bin/python" ]]; then
+    return 0
+  fi
+  local python="${AMPBENCH_PYTHON:-python3}"
+  command -v "$python" >/dev/null || die "no $python to create the virtual environment"
+  mkdir -p "$AMPBENCH_HOME"
+  if [[ ! -x "$VENV/bin/python" ]]; then
+    say "creating virtual environment at $VENV"
+    "$python" -m venv "$VENV" || die "could not create a virtual environment at $VENV"
+  fi
+  local line pkg
+  while IFS= read -r line; do
+    pkg="${line%%#*}"; pkg="${pkg//[[:space:]]/}"
+    [[ -z "$pkg" ]] && continue
+    say "installing $pkg"
+    "$VENV/bin/pip" install --disable-pip-version-check -q "$pkg" \
+      || die "could not install Python package '$pkg' from PyPI"
+  done < "$REQS"
+  requirements_hash > "$stamp"
+}
+
+provision_apt
+provision_venv
+say "ready: venv $VENV"

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Configure and build into build/ against the venv's LibTorch. Quiet when
+# nothing changed (AMPBENCH_QUIET=1).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+AMPBENCH_HOME="${AMPBENCH_HOME:-$HOME/.cache/ampbench}"
+PY="$AMPBENCH_HOME/venv/bin/python"
+BUILD="${AMPBENCH_BUILD_DIR:-$ROOT/build}"
+JOBS="${AMPBENCH_JOBS:-2}"
+QUIET="${AMPBENCH_QUIET:-0}"
+
+if [[ ! -f "$BUILD/CMakeCache.txt" ]]; then
+  prefix="$("$PY" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')" \
+    || { echo "build: error: no torch in $PY; run ci/bootstrap.sh" >&2; exit 1; }
+  cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+    -DPython3_EXECUTABLE="$PY" ${AMPBENCH_CMAKE_ARGS:-} >"$BUILD.configure.log" 2>&1 \
+    || { cat "$BUILD.configure.log" >&2; echo "build: error: cmake configure failed" >&2; exit 1; }
+fi
+log="$(mktemp)"
+if ! cmake --build "$BUILD" -j "$JOBS" >"$log" 2>&1; then
+  cat "$log" >&2; rm -f "$log"; echo "build: error: build failed" >&2; exit 1
+fi
+[[ "$QUIET" == 1 ]] || tail -n 1 "$log" >&2
+rm -f "$log"

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Provision, build, and run every test: GoogleTest cases through CTest, then
+# the Python tests (reports, reference) through pytest.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+AMPBENCH_HOME="${AMPBENCH_HOME:-$HOME/.cache/ampbench}"
+cd "$ROOT"
+
+"$ROOT/ci/bootstrap.sh"
+"$ROOT/ci/build.sh"
+
+echo "== ctest" >&2
+ctest --test-dir "$ROOT/build" --output-on-failure -j 2 --timeout 600
+
+echo "== pytest" >&2
+py_tests=()
+for dir in reports reference; do
+  [[ -d "$ROOT/$dir" ]] && find "$ROOT/$dir" -name 'test_*.py' -print -quit | grep -q . && py_tests+=("$dir")
+done
+if ((${#py_tests[@]})); then
+  "$AMPBENCH_HOME/venv/bin/python" -m pytest -q "${py_tests[@]}"
+fi

@@ -1,0 +1,44 @@
+// The ampbench CLI: parses arguments and hands over to one subcommand.
+#include <exception>
+#include <iostream>
+
+#include "cli/command.h"
+
+int main(int argc, char** argv) {
+  using namespace ampbench::cli;
+  CLI::App app{"ampbench: mixed-precision training benchmark and conformance suite", "ampbench"};
+  app.require_subcommand(1);
+  Action selected;
+  add_env_command(app, selected);
+  add_list_command(app, selected);
+  add_run_command(app, selected);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    std::cout << app.help();
+    return kExitOk;
+  } catch (const CLI::CallForAllHelp& e) {
+    std::cout << app.help("", CLI::AppFormatMode::All);
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    // Usage errors go to stderr with the usage of the command that failed.
+    // CLI11 calls a stray word "extra"; name it as the unknown subcommand it is.
+    if (app.get_subcommands().empty() && argc > 1 && argv[1][0] != '-') {
+      std::cerr << "ampbench: error: unknown subcommand '" << argv[1] << "'\n\n";
+    } else {
+      std::cerr << "ampbench: error: " << e.what() << "\n\n";
+    }
+    const CLI::App* failing = &app;
+    for (const CLI::App* sub : app.get_subcommands()) failing = sub;
+    std::cerr << failing->help();
+    return kExitUsage;
+  }
+
+  try {
+    return selected ? selected() : kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "ampbench: error: " << e.what() << "\n";
+    return kExitFailure;
+  }
+}

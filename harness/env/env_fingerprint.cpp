@@ -1,0 +1,190 @@
+#include "env/env_fingerprint.h"
+
+#include <ATen/Context.h>
+#include <ATen/Version.h>
+#include <ATen/detail/CUDAHooksInterface.h>
+#include <torch/cuda.h>
+#include <torch/headeronly/version.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#ifdef AMPBENCH_HAVE_CUDA
+#include <ATen/cuda/CUDAContext.h>
+#include <cuda_runtime_api.h>
+#include <torch/csrc/cuda/nccl.h>
+#endif
+
+namespace ampbench {
+namespace {
+
+std::string trim(std::string s) {
+  const auto first = s.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return "";
+  const auto last = s.find_last_not_of(" \t\r\n");
+  return s.substr(first, last - first + 1);
+}
+
+// Runs a shell command and returns its stdout, or "" when it fails.
+std::string capture(const std::string& command) {
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen((command + " 2>/dev/null").c_str(), "r"), pclose);
+  if (!pipe) return "";
+  std::array<char, 512> buffer{};
+  std::string out;
+  while (fgets(buffer.data(), buffer.size(), pipe.get()) != nullptr) out += buffer.data();
+  return trim(out);
+}
+
+std::string cpu_model() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return trim(line.substr(colon + 1));
+    }
+  }
+  return "none";
+}
+
+std::string host_name() {
+  std::array<char, 256> name{};
+  if (gethostname(name.data(), name.size()) != 0) return "none";
+  return name.data();
+}
+
+std::string os_name() {
+  utsname u{};
+  if (uname(&u) != 0) return "none";
+  return std::string(u.sysname) + " " + u.release + " " + u.machine;
+}
+
+// LibTorch reports its build switches as "KEY=VALUE, " pairs in show_config().
+bool build_switch_on(const std::string& config, const std::string& key) {
+  const auto pos = config.find(key + "=");
+  if (pos == std::string::npos) return false;
+  const auto value = config.substr(pos + key.size() + 1, 3);
+  return value.rfind("ON", 0) == 0 || value.rfind("1", 0) == 0;
+}
+
+TorchBuild probe_torch_build() {
+  const std::string config = at::show_config();
+  TorchBuild build;
+  build.cuda = build_switch_on(config, "USE_CUDA");
+  build.gloo = build_switch_on(config, "USE_GLOO");
+  build.nccl = build_switch_on(config, "USE_NCCL");
+  // The wheel's LibTorch always ships c10d; Gloo or NCCL mean it was built in.
+  build.distributed = build.gloo || build.nccl || build_switch_on(config, "USE_DISTRIBUTED");
+  return build;
+}
+
+std::string version_triplet(long v, long major_div, long minor_div) {
+  return std::to_string(v / major_div) + "." + std::to_string((v % major_div) / minor_div) + "." +
+         std::to_string(v % minor_div);
+}
+
+void probe_cuda(EnvFingerprint& env) {
+#ifdef AMPBENCH_HAVE_CUDA
+  if (!torch::cuda::is_available()) return;
+  env.device = "cuda";
+  env.gpu_count = static_cast<int>(torch::cuda::device_count());
+  const cudaDeviceProp* props = at::cuda::getDeviceProperties(0);
+  env.gpu_name = props->name;
+  env.compute_capability = std::to_string(props->major) + "." + std::to_string(props->minor);
+  int driver = 0;
+  if (cudaDriverGetVersion(&driver) == cudaSuccess)
+    env.driver = std::to_string(driver / 1000) + "." + std::to_string((driver % 1000) / 10);
+  int runtime = 0;
+  if (cudaRuntimeGetVersion(&runtime) == cudaSuccess)
+    env.cuda_runtime = std::to_string(runtime / 1000) + "." + std::to_string((runtime % 1000) / 10);
+  try {
+    env.cudnn = version_triplet(at::detail::getCUDAHooks().versionCuDNN(), 10000, 100);
+  } catch (const std::exception&) {
+  }
+  try {
+    // NCCL encodes versions >= 2.9 as major*10000 + minor*100 + patch.
+    env.nccl = version_triplet(static_cast<long>(torch::cuda::nccl::version()), 10000, 100);
+  } catch (const std::exception&) {
+  }
+  // The driver's own version string (e.g. 580.95.05) is more useful than the
+  // CUDA API level when present.
+  const std::string smi = capture("nvidia-smi --query-gpu=driver_version --format=csv,noheader -i 0");
+  if (!smi.empty()) env.driver = smi;
+#else
+  (void)env;
+#endif
+}
+
+void probe_git(EnvFingerprint& env) {
+  const std::string dir = AMPBENCH_SOURCE_DIR;
+  const std::string commit = capture("git -C '" + dir + "' rev-parse --verify -q HEAD");
+  if (commit.empty()) return;
+  env.git_commit = commit;
+  env.git_dirty = !capture("git -C '" + dir + "' status --porcelain --untracked-files=no").empty();
+}
+
+}  // namespace
+
+EnvFingerprint probe_environment() {
+  EnvFingerprint env;
+  env.host = host_name();
+  env.os = os_name();
+  env.cpu_model = cpu_model();
+  env.cpu_cores = static_cast<int>(std::thread::hardware_concurrency());
+  env.libtorch_version = TORCH_VERSION;
+  env.torch_build = probe_torch_build();
+  env.compiler = AMPBENCH_COMPILER;
+  probe_cuda(env);
+  probe_git(env);
+  return env;
+}
+
+nlohmann::json to_json(const EnvFingerprint& env) {
+  return {
+      {"host", env.host},
+      {"os", env.os},
+      {"cpu_model", env.cpu_model},
+      {"cpu_cores", env.cpu_cores},
+      {"device", env.device},
+      {"gpu_name", env.gpu_name},
+      {"gpu_count", env.gpu_count},
+      {"compute_capability", env.compute_capability},
+      {"driver", env.driver},
+      {"cuda_runtime", env.cuda_runtime},
+      {"cudnn", env.cudnn},
+      {"nccl", env.nccl},
+      {"libtorch_version", env.libtorch_version},
+      {"torch_build",
+       {{"cuda", env.torch_build.cuda},
+        {"distributed", env.torch_build.distributed},
+        {"gloo", env.torch_build.gloo},
+        {"nccl", env.torch_build.nccl}}},
+      {"compiler", env.compiler},
+      {"git_commit", env.git_commit},
+      {"git_dirty", env.git_dirty},
+  };
+}
+
+std::string to_text(const EnvFingerprint& env) {
+  std::ostringstream out;
+  const nlohmann::json j = to_json(env);
+  for (const auto& [key, value] : j.items()) {
+    if (value.is_object()) {
+      out << key << ":";
+      for (const auto& [k, v] : value.items()) out << " " << k << "=" << (v.get<bool>() ? "on" : "off");
+      out << "\n";
+    } else {
+      out << key << ": " << (value.is_string() ? value.get<std::string>() : value.dump()) << "\n";
+    }
+  }
+  return out.str();
+}
+
+}  // namespace ampbench

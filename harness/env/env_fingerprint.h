@@ -1,0 +1,47 @@
+// The environment fingerprint every results file carries: what ran, where,
+// with which software. The gate only compares throughput between matching
+// fingerprints.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace ampbench {
+
+struct TorchBuild {
+  bool cuda = false;
+  bool distributed = false;
+  bool gloo = false;
+  bool nccl = false;
+};
+
+struct EnvFingerprint {
+  std::string host;
+  std::string os;
+  std::string cpu_model;
+  int cpu_cores = 0;
+  std::string device = "cpu";  // the best device present: "cuda" or "cpu"
+  // GPU fields are "none" without a usable CUDA device.
+  std::string gpu_name = "none";
+  std::string compute_capability = "none";
+  int gpu_count = 0;
+  std::string driver = "none";
+  std::string cuda_runtime = "none";
+  std::string cudnn = "none";
+  std::string nccl = "none";
+  std::string libtorch_version;
+  TorchBuild torch_build;
+  std::string compiler;
+  std::string git_commit = "none";
+  bool git_dirty = false;
+};
+
+// Probes the machine. Never throws: a field that cannot be read is "none".
+EnvFingerprint probe_environment();
+
+nlohmann::json to_json(const EnvFingerprint& env);
+
+// Human-readable "key: value" lines.
+std::string to_text(const EnvFingerprint& env);
+
+}  // namespace ampbench

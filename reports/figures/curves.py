@@ -1,0 +1,133 @@
+"""Per-step curves of one workload, one panel per model.
+
+Three views of the same cases: the loss itself, its relative deviation from
+the fp32 baseline (what the checker judged), and the fp16 loss scale (why a
+step may have been skipped).  Colour is the precision; line style is the
+rest of the configuration (optimizer, variant, ...), consistent within a
+figure so "dashed" means the same case family in every panel.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from ..runs import (as_array, config_label, group_by, ordered_unique, precision_key,
+                    trajectory, varying_fields, verdict_text)
+from .style import SKIP_MARKER, grid_figure, linestyle, precision_color
+
+# Log axes cannot show an exact zero (the first step of a deterministic run
+# matches fp32 exactly); such points are drawn at this floor instead.
+DEVIATION_FLOOR = 1e-9
+
+
+def loss_figure(run, workload, cases):
+    """fp32/fp16/bf16 loss per step; negative controls are left to the
+    deviation figure, where their divergence is the point."""
+    shown = [c for c in cases if c["expect"] == "pass" and trajectory(c, "loss")]
+    if not shown:
+        return None
+    return _per_model(shown, _draw_loss,
+                      f"{workload}: training loss per step ({run.label})")
+
+
+def deviation_figure(run, workload, cases):
+    shown = [c for c in cases if c["check"] and c["check"]["deviation_per_step"]]
+    if not shown:
+        return None
+    conform = sum(1 for c in shown if c["conforms"])
+    return _per_model(shown, _draw_deviation,
+                      f"{workload}: |loss − fp32 loss| / |fp32 loss| per step, "
+                      f"{conform} of {len(shown)} checks conform ({run.label})")
+
+
+def scale_figure(run, workload, cases):
+    shown = [c for c in cases if c["precision"] == "fp16" and trajectory(c, "scale")]
+    if not shown:
+        return None
+    return _per_model(shown, _draw_scale,
+                      f"{workload}: fp16 loss scale per step, ▼ = skipped step ({run.label})")
+
+
+def _per_model(cases, draw_panel, title):
+    models = group_by(cases, "model")
+    fields = varying_fields(cases)
+    styles = {cfg: linestyle(i) for i, cfg in
+              enumerate(ordered_unique(config_label(c, fields) for c in cases))}
+    fig, axes = grid_figure(len(models), max_cols=3)
+    for ax, (model, model_cases) in zip(axes, models.items()):
+        model_cases = sorted(model_cases, key=lambda c: precision_key(c["precision"]))
+        panel_title = draw_panel(ax, model_cases, fields, styles)
+        ax.set_title(f"{model}{': ' + panel_title if panel_title else ''}", fontsize=10)
+        ax.set_xlabel("optimizer step")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, loc="best")
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def _line_kwargs(case, fields, styles, extra: str = "") -> dict:
+    config = config_label(case, fields)
+    label = " ".join(filter(None, [case["precision"], config])) + extra
+    return {"color": precision_color(case["precision"]), "linestyle": styles[config],
+            "label": label, "linewidth": 1.4}
+
+
+def _draw_loss(ax, cases, fields, styles):
+    for case in cases:
+        loss = as_array(trajectory(case, "loss"))
+        ax.plot(np.arange(len(loss)), loss, **_line_kwargs(case, fields, styles))
+    ax.set_ylabel("training loss (dimensionless)")
+    return ""
+
+
+def _draw_deviation(ax, cases, fields, styles):
+    clipped = False
+    for case in cases:
+        dev = as_array(case["check"]["deviation_per_step"])
+        clipped |= bool(np.any(dev < DEVIATION_FLOOR))
+        dev = np.where(dev < DEVIATION_FLOOR, DEVIATION_FLOOR, dev)
+        kwargs = _line_kwargs(case, fields, styles, extra=f": {verdict_text(case)}")
+        ax.plot(np.arange(len(dev)), dev, **kwargs)
+        _mark_first_crossing(ax, case, dev, kwargs["color"])
+    _draw_tolerances(ax, cases)
+    ax.set_yscale("log")
+    floor_note = f"; < {DEVIATION_FLOOR:g} drawn at {DEVIATION_FLOOR:g}" if clipped else ""
+    ax.set_ylabel(f"relative loss deviation (log{floor_note})", fontsize=9)
+    counts = Counter(c["status"] for c in cases)
+    return ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+
+
+def _mark_first_crossing(ax, case, dev, color) -> None:
+    step = case["check"]["first_crossing_step"]
+    if step is not None and 0 <= step < len(dev):
+        ax.plot([step], [dev[step]], marker="o", markersize=7, markerfacecolor="none",
+                markeredgecolor=color, markeredgewidth=1.5, linestyle="none")
+
+
+def _draw_tolerances(ax, cases) -> None:
+    """One wide translucent line per distinct (precision, tolerance): fp16 and
+    bf16 tolerances differ because their unit roundoffs do."""
+    pairs = ordered_unique((c["precision"], c["check"]["tolerances"]["loss_rel"]) for c in cases)
+    for precision, tol in pairs:
+        ax.axhline(tol, color=precision_color(precision), linewidth=3, alpha=0.35,
+                   label=f"{precision} tolerance {tol:g}")
+
+
+def _draw_scale(ax, cases, fields, styles):
+    labelled = False
+    for case in cases:
+        scale = as_array(trajectory(case, "scale"))
+        steps = np.arange(len(scale))
+        ax.plot(steps, scale, drawstyle="steps-post", **_line_kwargs(case, fields, styles))
+        skipped = np.array(trajectory(case, "skipped")[:len(scale)], dtype=bool)
+        if skipped.any():
+            ax.scatter(steps[:len(skipped)][skipped], scale[:len(skipped)][skipped],
+                       label=None if labelled else "skipped step", **SKIP_MARKER)
+            labelled = True
+    ax.set_yscale("log", base=2)
+    ax.set_ylabel("loss scale (log2 axis)")
+    total = sum(sum(trajectory(c, "skipped")) for c in cases)
+    return f"{total} skipped step{'s' if total != 1 else ''}"

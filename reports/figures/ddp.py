@@ -1,0 +1,61 @@
+"""Distributed cases (DDP / DataParallel): scaling efficiency and per-rank rate."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .style import new_figure, precision_color, precision_handles
+from ..runs import precision_key
+
+
+def ddp_figure(run):
+    """None when no case carries a "ddp" block: single-device suites have none."""
+    cases = [c for c in run.cases if c["ddp"]]
+    if not cases:
+        return None
+    fig = new_figure(max(10.0, 1.2 * len(cases) + 6), 4.6)
+    left, right = fig.subplots(1, 2)
+    labels = [c["id"] for c in cases]
+    _draw_efficiency(left, cases)
+    _draw_per_rank(right, cases)
+    for ax in (left, right):
+        ax.set_xticks(range(len(cases)))
+        ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
+        ax.grid(axis="y", alpha=0.3)
+    precisions = sorted({c["precision"] for c in cases}, key=precision_key)
+    fig.legend(handles=precision_handles(precisions), loc="upper right", ncol=len(precisions))
+    fig.suptitle(f"Distributed scaling ({run.label})", fontsize=11, x=0.02, ha="left")
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
+    return fig
+
+
+def _draw_efficiency(ax, cases) -> None:
+    for x, case in enumerate(cases):
+        ddp = case["ddp"]
+        pct = 100.0 * ddp["scaling_efficiency"]
+        ax.bar(x, pct, 0.6, color=precision_color(case["precision"]))
+        ax.annotate(f"{pct:.0f}%\n{ddp['replicas']} replicas\n{ddp['aggregate_samples_per_s']:.0f} samples/s",
+                    (x, pct), xytext=(0, 2), textcoords="offset points",
+                    ha="center", va="bottom", fontsize=7)
+    ax.axhline(100.0, color="black", linestyle="--", linewidth=1, label="ideal (100%)")
+    ax.set_ylabel("scaling efficiency (%)\naggregate / (replicas × single-device)")
+    ax.set_title("scaling efficiency")
+    ax.margins(y=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+
+
+def _draw_per_rank(ax, cases) -> None:
+    for x, case in enumerate(cases):
+        rates = case["ddp"]["per_rank_samples_per_s"]
+        if not rates:
+            continue
+        width = 0.8 / len(rates)
+        offsets = x - 0.4 + width * (np.arange(len(rates)) + 0.5)
+        ax.bar(offsets, rates, width * 0.9, color=precision_color(case["precision"]),
+               edgecolor="black", linewidth=0.5)
+        for rank, (ox, rate) in enumerate(zip(offsets, rates)):
+            ax.annotate(f"r{rank}", (ox, rate), xytext=(0, 1), textcoords="offset points",
+                        ha="center", va="bottom", fontsize=6)
+    ax.set_ylabel("throughput per rank (samples/s)")
+    ax.set_title("per-rank throughput (one bar per rank)")
+    ax.margins(y=0.15)

@@ -1,0 +1,68 @@
+"""Shared look of every figure: one colour per precision, everywhere.
+
+Figures are built on matplotlib.figure.Figure with the Agg canvas directly,
+never pyplot: no global figure registry to leak, no GUI backend to pick up
+from the environment, and nothing needs closing.
+"""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")  # headless: CI and GPU hosts have no display
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
+
+# Fixed per precision so a reader can compare figures at a glance.
+PRECISION_COLORS = {"fp32": "#1f77b4", "fp16": "#ff7f0e", "bf16": "#2ca02c"}
+OTHER_COLORS = ("#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
+# Line styles tell apart configurations (optimizer, variant, ...) that share
+# a precision colour; run hatches tell apart result files in comparisons.
+LINESTYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)))
+RUN_HATCHES = ("", "//", "..", "xx", "\\\\", "++")
+SKIP_MARKER = {"marker": "v", "color": "black", "s": 28, "zorder": 5}
+DPI = 100
+
+
+def precision_color(precision: str) -> str:
+    if precision in PRECISION_COLORS:
+        return PRECISION_COLORS[precision]
+    return OTHER_COLORS[sum(map(ord, precision)) % len(OTHER_COLORS)]
+
+
+def linestyle(index: int):
+    return LINESTYLES[index % len(LINESTYLES)]
+
+
+def run_hatch(index: int) -> str:
+    return RUN_HATCHES[index % len(RUN_HATCHES)]
+
+
+def precision_handles(precisions) -> list:
+    return [Patch(facecolor=precision_color(p), label=p) for p in precisions]
+
+
+def grid_figure(count: int, max_cols: int = 3, panel=(5.0, 3.6)):
+    """Figure with `count` panels in a grid; returns (figure, flat axes list)."""
+    cols = max(1, min(count, max_cols))
+    rows = math.ceil(count / cols)
+    fig = Figure(figsize=(panel[0] * cols, panel[1] * rows + 0.8), dpi=DPI)
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(rows, cols, squeeze=False).ravel().tolist()
+    for ax in axes[count:]:
+        ax.set_visible(False)  # unused cells of the last grid row
+    return fig, axes[:count]
+
+
+def new_figure(width: float, height: float) -> Figure:
+    fig = Figure(figsize=(width, height), dpi=DPI)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def save(fig: Figure, path) -> None:
+    fig.savefig(path, dpi=DPI, bbox_inches="tight")

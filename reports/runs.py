@@ -1,0 +1,160 @@
+"""Loaded result files and the questions the report asks of them.
+
+A Run is one validated results.json plus its place on the command line.  The
+helpers here (grouping, labels, fp32 speedup) are shared by figures and tables
+so both always show the same numbers for the same case.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .schema import load_results
+
+PRECISION_ORDER = ("fp32", "fp16", "bf16")
+
+# Case attributes that can distinguish two cases of the same workload, model
+# and precision.  Labels show only the ones that actually vary, so a plain
+# suite reads "fp16" and a mixed one "fp16 adamw bs=128".
+DISTINGUISHING_FIELDS = ("optimizer", "variant", "batch_size", "world_size", "device", "input")
+
+
+@dataclass
+class Run:
+    index: int            # 1-based position on the command line
+    path: Path
+    data: dict
+    label: str = ""       # "run1: NVIDIA H200 · libtorch 2.11.0", set by load_runs
+    _by_id: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        self._by_id = {case["id"]: case for case in self.cases}
+
+    @property
+    def tag(self) -> str:
+        """Short stable name, used as the figure file prefix."""
+        return f"run{self.index}"
+
+    @property
+    def env(self) -> dict:
+        return self.data["env"]
+
+    @property
+    def cases(self) -> list:
+        return self.data["cases"]
+
+    def case(self, case_id):
+        return self._by_id.get(case_id)
+
+
+def load_runs(paths) -> list:
+    """Validate every file before returning, so bad input stops the report
+    before anything is drawn or written."""
+    runs = [Run(i + 1, Path(p), load_results(p)) for i, p in enumerate(paths)]
+    _assign_labels(runs)
+    return runs
+
+
+def env_fingerprint(env: dict) -> str:
+    """What makes two runs different hardware/software: device + LibTorch."""
+    gpu = env.get("gpu_name")
+    on_gpu = env.get("device") == "cuda" and gpu not in (None, "", "none")
+    device = gpu if on_gpu else env.get("cpu_model", "unknown CPU")
+    return f"{device} · libtorch {env.get('libtorch_version', '?')}"
+
+
+def _assign_labels(runs) -> None:
+    prints = [env_fingerprint(run.env) for run in runs]
+    repeated = Counter(prints)
+    for run, fingerprint in zip(runs, prints):
+        # Two runs on one machine share a fingerprint: the file name tells them apart.
+        suffix = f" ({run.path.name})" if repeated[fingerprint] > 1 else ""
+        run.label = f"{run.tag}: {fingerprint}{suffix}"
+
+
+def ordered_unique(values) -> list:
+    """Distinct values in first-seen order (suite order is meaningful)."""
+    return list(dict.fromkeys(values))
+
+
+def precision_key(precision: str):
+    known = precision in PRECISION_ORDER
+    return (0, PRECISION_ORDER.index(precision)) if known else (1, precision)
+
+
+def group_by(cases, key: str) -> dict:
+    groups: dict = {}
+    for case in cases:
+        groups.setdefault(case[key], []).append(case)
+    return groups
+
+
+def attribute(case: dict, name: str):
+    if name == "input":
+        return (case.get("throughput") or {}).get("input")
+    return case.get(name)
+
+
+def varying_fields(cases) -> list:
+    return [name for name in DISTINGUISHING_FIELDS
+            if len({attribute(c, name) for c in cases}) > 1]
+
+
+def config_label(case: dict, fields) -> str:
+    """The case's distinguishing attributes apart from precision and model."""
+    parts = []
+    for name in fields:
+        value = attribute(case, name)
+        if name == "batch_size":
+            parts.append(f"bs={value}")
+        elif name == "world_size":
+            parts.append(f"ws={value}")
+        elif value is not None:
+            parts.append(str(value))
+    return " ".join(parts)
+
+
+def is_negative_control(case: dict) -> bool:
+    return case["expect"] == "fail"
+
+
+def fp32_baseline(run: Run, case: dict):
+    """The fp32 case this one is compared with (itself for fp32 baselines)."""
+    if case["baseline_id"] is None:
+        return case if case["precision"] == "fp32" else None
+    return run.case(case["baseline_id"])
+
+
+def speedup(run: Run, case: dict):
+    """Median throughput over the fp32 baseline's, or None when not comparable.
+
+    The join is baseline_id, the contract's key.  Cached-batch and host-input
+    loops measure different things, so they are never divided by each other.
+    """
+    base = fp32_baseline(run, case)
+    mine, theirs = case.get("throughput"), base and base.get("throughput")
+    if not mine or not theirs or mine["input"] != theirs["input"] or theirs["median"] <= 0:
+        return None
+    return mine["median"] / theirs["median"]
+
+
+def as_array(series) -> np.ndarray:
+    """JSON series (null = non-finite) as float array with NaN gaps."""
+    return np.array([np.nan if v is None else v for v in (series or [])], dtype=float)
+
+
+def trajectory(case: dict, key: str) -> list:
+    return (case.get("trajectory") or {}).get(key) or []
+
+
+def verdict_text(case: dict) -> str:
+    """Status in words a reader of a negative control needs."""
+    status = case["status"]
+    if is_negative_control(case) and status != "skipped":
+        return "fail (expected: caught)" if status == "fail" else f"{status} (negative control missed)"
+    return status
+
