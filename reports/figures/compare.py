@@ -10,7 +10,7 @@ from __future__ import annotations
 from matplotlib.patches import Patch
 
 from ..runs import ordered_unique, precision_key
-from .style import new_figure, precision_color, precision_handles, run_hatch
+from .style import new_figure, precision_color, precision_handles, run_hatch, wants_log_scale
 
 
 def compare_workloads(runs) -> list:
@@ -32,6 +32,11 @@ def compare_figure(runs, workload):
     ax.set_yticklabels(ids, fontsize=8)
     ax.invert_yaxis()  # suite order reads top to bottom
     ax.set_xlabel("throughput (samples/s, median; error bars: min–max)")
+    medians = [c["throughput"]["median"] for run in runs for c in run.cases
+               if c["id"] in ids and c["throughput"]]
+    if wants_log_scale(medians):
+        ax.set_xscale("log")
+        ax.set_xlabel("throughput (samples/s, median, log scale; error bars: min–max)")
     ax.grid(axis="x", alpha=0.3)
     ax.margins(x=0.2)
     ax.legend(handles=_legend(runs, ids), fontsize=8, loc="lower right")
@@ -48,7 +53,9 @@ def _draw_row(ax, runs, case_id, row, bar) -> None:
         tp = case and case["throughput"]
         y = row - 0.4 + bar * (k + 0.5)
         if not tp:
-            ax.text(0, y, " n/a", va="center", fontsize=7, color="dimgray")
+            # axes-fraction x: valid on linear and log axes alike
+            ax.text(0.005, y, "n/a", va="center", fontsize=7, color="dimgray",
+                    transform=ax.get_yaxis_transform())
             continue
         spread = [[tp["median"] - tp["min"]], [tp["max"] - tp["median"]]]
         ax.barh(y, tp["median"], bar * 0.95, color=precision_color(case["precision"]),

@@ -66,3 +66,13 @@ def new_figure(width: float, height: float) -> Figure:
 
 def save(fig: Figure, path) -> None:
     fig.savefig(path, dpi=DPI, bbox_inches="tight")
+
+
+# Above this max/min ratio a linear axis hides the slow bars entirely (an MLP
+# runs 100x faster than a transformer block), so throughput axes go log.
+LOG_SCALE_RATIO = 20.0
+
+
+def wants_log_scale(values) -> bool:
+    positive = [v for v in values if v > 0]
+    return bool(positive) and max(positive) / min(positive) > LOG_SCALE_RATIO

@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 from ..runs import config_label, group_by, precision_key, speedup, varying_fields
-from .style import grid_figure, precision_color, precision_handles
-
-# Above this max/min ratio a linear axis hides the slow bars entirely
-# (an MLP runs 100x faster than a transformer block), so switch to log.
-LOG_SCALE_RATIO = 20.0
+from .style import grid_figure, precision_color, precision_handles, wants_log_scale
 
 
 def throughput_figure(run):
@@ -72,9 +68,7 @@ def _draw_bar(ax, run, case, x, width) -> None:
 
 
 def _maybe_log_scale(ax, cases) -> None:
-    medians = [c["throughput"]["median"] for c in cases if c["throughput"]]
-    positive = [m for m in medians if m > 0]
-    if positive and max(positive) / min(positive) > LOG_SCALE_RATIO:
+    if wants_log_scale(c["throughput"]["median"] for c in cases if c["throughput"]):
         ax.set_yscale("log")
         ax.set_ylabel("throughput (samples/s, log scale)")
 
