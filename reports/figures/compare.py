@@ -10,7 +10,7 @@ from __future__ import annotations
 from matplotlib.patches import Patch
 
 from ..runs import ordered_unique, precision_key
-from .style import new_figure, precision_color, precision_handles, run_hatch, wants_log_scale
+from .style import light_log_axis, new_figure, precision_color, precision_handles, run_hatch, wants_log_scale
 
 
 def compare_workloads(runs) -> list:
@@ -24,7 +24,7 @@ def compare_figure(runs, workload):
     if len(runs) < 2 or not ids:
         return None
     bar = 0.8 / len(runs)
-    fig = new_figure(9.5, 1.8 + 0.28 * len(ids) * len(runs))
+    fig = new_figure(12.5, 2.2 + 0.28 * len(ids) * len(runs))
     ax = fig.subplots()
     for row, case_id in enumerate(ids):
         _draw_row(ax, runs, case_id, row, bar)
@@ -36,10 +36,12 @@ def compare_figure(runs, workload):
                if c["id"] in ids and c["throughput"]]
     if wants_log_scale(medians):
         ax.set_xscale("log")
+        light_log_axis(ax.xaxis)
         ax.set_xlabel("throughput (samples/s, median, log scale; error bars: min–max)")
     ax.grid(axis="x", alpha=0.3)
     ax.margins(x=0.2)
-    ax.legend(handles=_legend(runs, ids), fontsize=8, loc="lower right")
+    # Outside the axes: inside, it would cover the longest bars.
+    ax.legend(handles=_legend(runs, ids), fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.set_title(f"{workload}: throughput per case across result files (×: ratio to run1)", fontsize=11)
     fig.tight_layout()
     return fig

@@ -15,11 +15,12 @@ import numpy as np
 
 from ..runs import (as_array, config_label, group_by, ordered_unique, precision_key,
                     trajectory, varying_fields, verdict_text)
-from .style import SKIP_MARKER, grid_figure, linestyle, precision_color
+from .style import SKIP_MARKER, grid_figure, light_log_axis, linestyle, precision_color, wants_log_scale
 
 # Log axes cannot show an exact zero (the first step of a deterministic run
 # matches fp32 exactly); such points are drawn at this floor instead.
 DEVIATION_FLOOR = 1e-9
+LOSS_LOG_RATIO = 100.0
 
 
 def loss_figure(run, workload, cases):
@@ -71,15 +72,28 @@ def _per_model(cases, draw_panel, title):
 def _line_kwargs(case, fields, styles, extra: str = "") -> dict:
     config = config_label(case, fields)
     label = " ".join(filter(None, [case["precision"], config])) + extra
-    return {"color": precision_color(case["precision"]), "linestyle": styles[config],
-            "label": label, "linewidth": 1.4}
+    kwargs = {"color": precision_color(case["precision"]), "linestyle": styles[config],
+              "label": label, "linewidth": 1.4}
+    if case["precision"] == "fp32":
+        # A wide pale band under the others: a correct fp16/bf16 run lies on
+        # top of fp32 and would otherwise hide the baseline completely.
+        kwargs.update(linewidth=4.0, alpha=0.45, zorder=1)
+    return kwargs
 
 
 def _draw_loss(ax, cases, fields, styles):
+    values = []
     for case in cases:
         loss = as_array(trajectory(case, "loss"))
         ax.plot(np.arange(len(loss)), loss, **_line_kwargs(case, fields, styles))
+        values += [v for v in loss if np.isfinite(v)]
     ax.set_ylabel("training loss (dimensionless)")
+    # A scaled-down loss (the suite's tiny-gradient cases multiply it by
+    # ~1e-6) would flatten every other curve on a linear axis.
+    if values and min(values) > 0 and wants_log_scale(values, ratio=LOSS_LOG_RATIO):
+        ax.set_yscale("log")
+        light_log_axis(ax.yaxis)
+        ax.set_ylabel("training loss (dimensionless, log scale)")
     return ""
 
 
@@ -94,6 +108,7 @@ def _draw_deviation(ax, cases, fields, styles):
         _mark_first_crossing(ax, case, dev, kwargs["color"])
     _draw_tolerances(ax, cases)
     ax.set_yscale("log")
+    light_log_axis(ax.yaxis)
     floor_note = f"; < {DEVIATION_FLOOR:g} drawn at {DEVIATION_FLOOR:g}" if clipped else ""
     ax.set_ylabel(f"relative loss deviation (log{floor_note})", fontsize=9)
     counts = Counter(c["status"] for c in cases)
@@ -112,6 +127,8 @@ def _draw_tolerances(ax, cases) -> None:
     bf16 tolerances differ because their unit roundoffs do."""
     pairs = ordered_unique((c["precision"], c["check"]["tolerances"]["loss_rel"]) for c in cases)
     for precision, tol in pairs:
+        if tol is None:  # non-finite tolerance: nothing to draw
+            continue
         ax.axhline(tol, color=precision_color(precision), linewidth=3, alpha=0.35,
                    label=f"{precision} tolerance {tol:g}")
 
@@ -128,6 +145,7 @@ def _draw_scale(ax, cases, fields, styles):
                        label=None if labelled else "skipped step", **SKIP_MARKER)
             labelled = True
     ax.set_yscale("log", base=2)
+    light_log_axis(ax.yaxis, base=2)
     ax.set_ylabel("loss scale (log2 axis)")
     total = sum(sum(trajectory(c, "skipped")) for c in cases)
     return f"{total} skipped step{'s' if total != 1 else ''}"

@@ -33,15 +33,16 @@ def _draw_efficiency(ax, cases) -> None:
     for x, case in enumerate(cases):
         ddp = case["ddp"]
         pct = 100.0 * ddp["scaling_efficiency"]
-        ax.bar(x, pct, 0.6, color=precision_color(case["precision"]))
-        ax.annotate(f"{pct:.0f}%\n{ddp['replicas']} replicas\n{ddp['aggregate_samples_per_s']:.0f} samples/s",
-                    (x, pct), xytext=(0, 2), textcoords="offset points",
-                    ha="center", va="bottom", fontsize=7)
+        ax.bar(x, pct, 0.7, color=precision_color(case["precision"]))
+        # Inside the bar: above it the text would collide with the ideal line.
+        ax.text(x, pct / 2, f"{pct:.0f}%\n{ddp['replicas']} replicas\n"
+                f"{ddp['aggregate_samples_per_s']:.0f}\nsamples/s",
+                ha="center", va="center", fontsize=7, color="white", fontweight="bold")
     ax.axhline(100.0, color="black", linestyle="--", linewidth=1, label="ideal (100%)")
     ax.set_ylabel("scaling efficiency (%)\naggregate / (replicas × single-device)")
     ax.set_title("scaling efficiency")
-    ax.margins(y=0.3)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.set_ylim(0, max(110.0, 1.1 * max(100 * c["ddp"]["scaling_efficiency"] for c in cases)))
+    ax.legend(fontsize=8, loc="upper right")
 
 
 def _draw_per_rank(ax, cases) -> None:

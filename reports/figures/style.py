@@ -16,6 +16,7 @@ matplotlib.use("Agg")  # headless: CI and GPU hosts have no display
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator  # noqa: E402
 
 # Fixed per precision so a reader can compare figures at a glance.
 PRECISION_COLORS = {"fp32": "#1f77b4", "fp16": "#ff7f0e", "bf16": "#2ca02c"}
@@ -65,7 +66,11 @@ def new_figure(width: float, height: float) -> Figure:
 
 
 def save(fig: Figure, path) -> None:
-    fig.savefig(path, dpi=DPI, bbox_inches="tight")
+    # Layout was fixed by tight_layout when the figure was built.  Both
+    # bbox_inches="tight" and the placeholder layout engine tight_layout
+    # leaves behind make savefig draw the whole figure twice; drop both.
+    fig.set_layout_engine(None)
+    fig.savefig(path, dpi=DPI)
 
 
 # Above this max/min ratio a linear axis hides the slow bars entirely (an MLP
@@ -73,6 +78,31 @@ def save(fig: Figure, path) -> None:
 LOG_SCALE_RATIO = 20.0
 
 
-def wants_log_scale(values) -> bool:
+def wants_log_scale(values, ratio: float = LOG_SCALE_RATIO) -> bool:
     positive = [v for v in values if v > 0]
-    return bool(positive) and max(positive) / min(positive) > LOG_SCALE_RATIO
+    return bool(positive) and max(positive) / min(positive) > ratio
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def light_log_axis(axis, base: int = 10) -> None:
+    """Log axis without minor ticks and with plain-text labels.
+
+    Matplotlib's default log labels go through mathtext and every minor tick
+    is a full Text object; on a 100-case suite that was half the run time.
+    """
+    axis.set_minor_locator(NullLocator())
+    axis.set_major_locator(LogLocator(base=base))
+    axis.set_major_formatter(FuncFormatter(_power_label(base)))
+
+
+def _power_label(base: int):
+    def label(value, _pos) -> str:
+        if value <= 0:
+            return ""
+        exponent = math.log(value, base)
+        if abs(exponent - round(exponent)) > 1e-9:
+            return f"{value:g}"
+        return f"{base}{str(round(exponent)).translate(_SUPERSCRIPT)}"
+    return label

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..runs import config_label, group_by, precision_key, speedup, varying_fields
-from .style import grid_figure, precision_color, precision_handles, wants_log_scale
+from .style import grid_figure, light_log_axis, precision_color, precision_handles, wants_log_scale
 
 
 def throughput_figure(run):
@@ -33,6 +33,7 @@ def _draw_workload(ax, run, workload, cases) -> None:
         for case in members:
             x = gx - 0.4 + width * (precisions.index(case["precision"]) + 0.5)
             _draw_bar(ax, run, case, x, width)
+    ax.set_xlim(-0.5, len(groups) - 0.5)  # autoscale ignores "skipped" labels
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels(groups.keys(), rotation=30 if len(groups) > 5 else 0, fontsize=8,
                        ha="right" if len(groups) > 5 else "center")
@@ -70,5 +71,6 @@ def _draw_bar(ax, run, case, x, width) -> None:
 def _maybe_log_scale(ax, cases) -> None:
     if wants_log_scale(c["throughput"]["median"] for c in cases if c["throughput"]):
         ax.set_yscale("log")
+        light_log_axis(ax.yaxis)
         ax.set_ylabel("throughput (samples/s, log scale)")
 

@@ -1,0 +1,40 @@
+"""build_report: results files in, report folder out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .document import build_document
+from .figures import render_figures
+from .output import staged_directory
+from .render_html import render_html
+from .render_markdown import render_markdown
+from .runs import load_runs
+
+
+@dataclass(frozen=True)
+class Report:
+    out_dir: Path
+    figures: tuple     # FigureFile per PNG written
+    runs: tuple
+
+
+def build_report(paths, out_dir, jobs: int | None = None) -> Report:
+    """Write index.html, report.md and PNG figures for `paths` into out_dir.
+
+    jobs: processes drawing figures (default: the CPUs available; 1 = serial).
+
+    Raises schema.ResultsError for unusable input (before touching out_dir)
+    and output.OutputError when the folder cannot be written; in both cases
+    out_dir is left as it was.
+    """
+    if not paths:
+        raise ValueError("build_report needs at least one results file")
+    runs = load_runs(paths)  # every file validated before anything is drawn
+    with staged_directory(out_dir) as stage:
+        figures = render_figures(runs, stage, jobs)
+        blocks = build_document(runs, figures)
+        (stage / "report.md").write_text(render_markdown(blocks), encoding="utf-8")
+        (stage / "index.html").write_text(render_html(blocks), encoding="utf-8")
+    return Report(Path(out_dir), tuple(figures), tuple(runs))

@@ -1,0 +1,43 @@
+"""python -m reports RESULTS.json [MORE.json ...] --out DIR"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .build import build_report
+from .output import OutputError
+from .schema import ResultsError
+
+EXIT_BAD_INPUT = 2   # same code argparse uses for a bad command line
+EXIT_OUTPUT = 1
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(
+        prog="reports",
+        description="Turn ampbench results.json files into figures, index.html and report.md.")
+    parser.add_argument("results", nargs="+", metavar="RESULTS.json",
+                        help="results files (schema ampbench.results v1); several files are compared")
+    parser.add_argument("--out", required=True, metavar="DIR",
+                        help="report folder; replaced as a whole, and only on success")
+    parser.add_argument("--jobs", type=int, default=None, metavar="N",
+                        help="processes drawing figures (default: available CPUs, 1 = serial)")
+    return parser.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    try:
+        report = build_report(args.results, args.out, jobs=args.jobs)
+    except ResultsError as exc:
+        return _fail(exc.path, exc.reason, EXIT_BAD_INPUT)
+    except OutputError as exc:
+        return _fail(exc.path, exc.reason, EXIT_OUTPUT)
+    print(f"reports: wrote {report.out_dir / 'index.html'}, report.md and {len(report.figures)} figures")
+    return 0
+
+
+def _fail(path, reason, code) -> int:
+    print(f"reports: error: {path}: {reason}", file=sys.stderr)
+    return code

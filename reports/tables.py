@@ -1,0 +1,179 @@
+"""Tables and summary lines of the report, as plain strings.
+
+Number formats live here and nowhere else, so the Markdown, the HTML and the
+tests all see the same text for the same JSON value.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from .blocks import Table
+from .runs import ordered_unique, speedup, verdict_text
+
+ENV_ROWS = ("host", "os", "cpu_model", "cpu_cores", "device", "gpu_name",
+            "compute_capability", "driver", "cuda_runtime", "cudnn", "nccl",
+            "libtorch_version", "torch_build", "compiler", "git_commit", "git_dirty")
+DASH = "—"
+
+
+def _table(headers, rows, verdict_columns=()) -> Table:
+    return Table(tuple(headers), [tuple(r) for r in rows], tuple(verdict_columns))
+
+
+# -- number formats ---------------------------------------------------------
+
+def fmt_rate(value) -> str:
+    """samples/s: one decimal is plenty above 10, keep 4 significant below."""
+    return f"{value:.1f}" if abs(value) >= 10 else f"{value:.4g}"
+
+
+def fmt_ratio(value) -> str:
+    return DASH if value is None else f"{value:.2f}×"
+
+
+def fmt_small(value) -> str:
+    return DASH if value is None else f"{value:.3g}"
+
+
+def fmt_bytes(value) -> str:
+    return "n/a" if value is None else f"{value / 2**20:.1f} MiB"
+
+
+def fmt_value(value) -> str:
+    if isinstance(value, dict):  # torch_build, ceilings: compact one-liners
+        return ", ".join(f"{k}={fmt_value(v)}" for k, v in value.items()) or DASH
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return DASH if value is None else str(value)
+
+
+# -- environment --------------------------------------------------------------
+
+def env_table(runs):
+    meta = [("file", lambda r: r.path.name), ("suite", lambda r: r.data["suite"]),
+            ("started (UTC)", lambda r: r.data["started_utc"]),
+            ("finished (UTC)", lambda r: r.data["finished_utc"]),
+            ("complete", lambda r: r.data["complete"]), ("cases", lambda r: len(r.cases))]
+    rows = [(name, *(fmt_value(get(r)) for r in runs)) for name, get in meta]
+    rows += [(key, *(fmt_value(r.env.get(key)) for r in runs)) for key in _env_keys(runs)]
+    return _table(["", *(r.tag for r in runs)], rows)
+
+
+def _env_keys(runs) -> list:
+    """Known keys in a fixed order, then any newer keys a writer added."""
+    extra = ordered_unique(k for r in runs for k in r.env if k not in ENV_ROWS)
+    return list(ENV_ROWS) + extra
+
+
+# -- verdicts -------------------------------------------------------------------
+
+def run_warnings(run) -> list:
+    if run.data["complete"]:
+        return []
+    return [f"{run.path.name} is incomplete (run interrupted or still running): "
+            f"only the {len(run.cases)} finished cases are shown."]
+
+
+def verdict_summary(run) -> list:
+    counts = Counter(c["status"] for c in run.cases)
+    lines = [f"{len(run.cases)} cases: " + ", ".join(
+        f"{counts.get(s, 0)} {s}" for s in ("pass", "fail", "skipped", "error"))]
+    lines.append(negative_control_line(run.cases))
+    bad = [c["id"] for c in run.cases if c["conforms"] is False]
+    lines.append(f"{len(bad)} case(s) do not conform to their expectation: {', '.join(bad)}"
+                 if bad else "Every case that ran conforms to its expectation.")
+    return lines
+
+
+def negative_control_line(cases) -> str:
+    """Kill count: a negative control is caught when the checker failed it."""
+    controls = [c for c in cases if c["expect"] == "fail"]
+    if not controls:
+        return "No negative controls in this run."
+    caught = sum(1 for c in controls if c["status"] == "fail")
+    skipped = sum(1 for c in controls if c["status"] == "skipped")
+    note = f" ({skipped} skipped)" if skipped else ""
+    return f"{caught} of {len(controls)} negative controls caught{note}"
+
+
+def verdict_table(run):
+    headers = ("case", "expect", "status", "conforms", "max loss dev / tol",
+               "first crossing step", "reason / failures")
+    return _table(headers, [_verdict_row(c) for c in run.cases], verdict_columns=(2,))
+
+
+def _verdict_row(case) -> tuple:
+    check = case["check"]
+    conforms = DASH if case["conforms"] is None else fmt_value(case["conforms"])
+    if check is None:
+        deviation, crossing = DASH, DASH
+    else:
+        deviation = f"{fmt_small(_max_deviation(check))} / {fmt_small(check['tolerances']['loss_rel'])}"
+        crossing = DASH if check["first_crossing_step"] is None else str(check["first_crossing_step"])
+    return (case["id"], case["expect"], verdict_text(case), conforms, deviation, crossing,
+            _reason(case))
+
+
+def _max_deviation(check):
+    reported = check["metrics"].get("max_loss_rel_dev")
+    if reported is not None:
+        return reported
+    finite = [v for v in check["deviation_per_step"] if v is not None]
+    return max(finite) if finite else None
+
+
+def _reason(case) -> str:
+    parts = [case["reason"]] if case["reason"] else []
+    if case["check"]:
+        parts += [f for f in case["check"]["failures"] if f not in parts]
+    if not parts and case["precision"] == "fp32" and case["baseline_id"] is None:
+        parts = ["fp32 baseline"]
+    return "; ".join(str(p) for p in parts)
+
+
+# -- throughput -------------------------------------------------------------------
+
+def throughput_table(run):
+    headers = ("case", "precision", "input", "median (samples/s)", "min – max", "IQR",
+               "reps", "speedup vs fp32", "peak memory")
+    rows = [_throughput_row(run, c) for c in run.cases if c["throughput"]]
+    return _table(headers, rows)
+
+
+def _throughput_row(run, case) -> tuple:
+    tp = case["throughput"]
+    return (case["id"], case["precision"], tp["input"], fmt_rate(tp["median"]),
+            f"{fmt_rate(tp['min'])} – {fmt_rate(tp['max'])}", fmt_rate(tp["iqr"]),
+            str(tp["repetitions"]), fmt_ratio(speedup(run, case)), fmt_bytes(tp["peak_memory_bytes"]))
+
+
+# -- several files -------------------------------------------------------------------
+
+def compare_throughput_table(runs):
+    ids = ordered_unique(c["id"] for r in runs for c in r.cases if c["throughput"])
+    headers = ["case", *(f"{r.tag} median (samples/s)" for r in runs),
+               *(f"{r.tag} / {runs[0].tag}" for r in runs[1:])]
+    return _table(headers, [_compare_row(runs, case_id) for case_id in ids])
+
+
+def _compare_row(runs, case_id) -> tuple:
+    medians = []
+    for run in runs:
+        case = run.case(case_id)
+        medians.append(case["throughput"]["median"] if case and case["throughput"] else None)
+    cells = [DASH if m is None else fmt_rate(m) for m in medians]
+    first = medians[0]
+    ratios = [fmt_ratio(m / first if m is not None and first else None) for m in medians[1:]]
+    return (case_id, *cells, *ratios)
+
+
+def verdict_difference_table(runs):
+    ids = ordered_unique(c["id"] for r in runs for c in r.cases)
+    rows = []
+    for case_id in ids:
+        statuses = [run.case(case_id)["status"] if run.case(case_id) else DASH for run in runs]
+        if len(set(statuses)) > 1:
+            rows.append((case_id, *statuses))
+    return _table(["case", *(r.tag for r in runs)], rows,
+                  verdict_columns=range(1, len(runs) + 1))

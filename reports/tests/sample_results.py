@@ -1,0 +1,212 @@
+"""Realistic results.json documents for the tests (schema v1).
+
+Shaped like harness/results/results_writer.cpp output: case ids as the suite
+builds them ("workload+variant/model/precision/optimizer@tag"), the writer's
+extra keys (tag, scaler_enabled, wall_seconds, ...) that readers must ignore
+or treat as optional.  Numbers are derived the way the harness derives them
+(deviation from the loss arrays, median/min/max/IQR from the repetitions,
+GradScaler-style scale trajectory), so a test can recompute any table cell
+from the JSON.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+TOLERANCE = {"fp16": 0.01, "bf16": 0.03}
+NOISE = {"fp32": 0.0, "fp16": 5e-4, "bf16": 4e-3}
+SPEEDUP = {"fp32": 1.0, "fp16": 1.8, "bf16": 1.6}
+BASE_RATE = {"mlp": 50000.0, "cnn": 4000.0, "transformer": 1500.0}
+SKIPPED_STEP = 3       # the fp16 step whose gradients overflow
+
+
+def make_results(*, gpu="NVIDIA A100-SXM4-40GB", libtorch="2.11.0", speed=1.0,
+                 workloads=("plain", "clip_norm", "accumulation"), models=("mlp", "cnn"),
+                 optimizers=("sgd",), steps=12, ddp=True, negative_controls=True,
+                 skipped=("accumulation/cnn/bf16/sgd",)) -> dict:
+    rng = np.random.default_rng(7)
+    cases = []
+    for workload in workloads:
+        for model in models:
+            for optimizer in optimizers:
+                cases += _precision_triplet(rng, workload, model, optimizer, steps, speed, skipped)
+    if "plain" in workloads:
+        cases += _tagged_pair(rng, steps, speed)
+    if negative_controls:
+        cases += _negative_controls(rng, steps)
+    if ddp:
+        cases += _ddp_cases(rng, steps, speed)
+    cases += [_skipped_case(f"dataparallel/mlp/{p}/sgd", "dataparallel", "mlp", p, "sgd",
+                            "DataParallel needs at least 2 CUDA devices, found 1")
+              for p in ("fp32", "fp16", "bf16")]
+    return {
+        "schema": "ampbench.results", "schema_version": 1, "suite": "smoke",
+        "suite_file": "suites/smoke.json", "started_utc": "2026-11-29T10:00:00Z",
+        "finished_utc": "2026-11-29T10:02:00Z", "complete": True,
+        "env": make_env(gpu, libtorch), "cases": cases,
+    }
+
+
+def make_env(gpu, libtorch) -> dict:
+    on_gpu = gpu is not None
+    return {
+        "host": "node-17", "os": "Linux 6.1.0", "cpu_model": "AMD EPYC 7742 64-Core Processor",
+        "cpu_cores": 16, "device": "cuda" if on_gpu else "cpu", "gpu_name": gpu or "none",
+        "compute_capability": "8.0" if on_gpu else "none", "driver": "550.54" if on_gpu else "none",
+        "cuda_runtime": "12.4" if on_gpu else "none", "cudnn": "9.1.0" if on_gpu else "none",
+        "nccl": "2.21.5" if on_gpu else "none", "libtorch_version": libtorch,
+        "torch_build": {"cuda": on_gpu, "distributed": True, "gloo": True, "nccl": on_gpu},
+        "compiler": "GCC 12.2.0", "git_commit": "abc1234", "git_dirty": False,
+    }
+
+
+def write_results(path, doc) -> str:
+    path.write_text(json.dumps(doc, indent=1))
+    return str(path)
+
+
+# -- case builders ------------------------------------------------------------
+
+def _precision_triplet(rng, workload, model, optimizer, steps, speed, skipped) -> list:
+    base_id = f"{workload}/{model}/fp32/{optimizer}"
+    fp32_loss = _fp32_loss(rng, steps)
+    cases = []
+    for precision in ("fp32", "fp16", "bf16"):
+        case_id = f"{workload}/{model}/{precision}/{optimizer}"
+        if case_id in skipped:
+            cases.append(_skipped_case(case_id, workload, model, precision, optimizer,
+                                       "bf16 disabled for this model in the suite profile"))
+            continue
+        loss = fp32_loss * (1 + NOISE[precision] * rng.standard_normal(steps))
+        case = _case(case_id, workload, model, precision, optimizer, steps, loss)
+        case["throughput"] = _throughput(rng, BASE_RATE[model] * SPEEDUP[precision] * speed)
+        if precision != "fp32":
+            case["baseline_id"] = base_id
+            case["check"] = _check(loss, fp32_loss, TOLERANCE[precision])
+        cases.append(case)
+    return cases
+
+
+def _tagged_pair(rng, steps, speed) -> list:
+    """An explicit suite case with a tag: its own fp32 baseline, same tag."""
+    fp32_loss = _fp32_loss(rng, steps)
+    base = _case("plain/mlp/fp32/sgd@inject", "plain", "mlp", "fp32", "sgd", steps, fp32_loss,
+                 tag="inject")
+    loss = fp32_loss * (1 + NOISE["fp16"] * rng.standard_normal(steps))
+    case = _case("plain/mlp/fp16/sgd@inject", "plain", "mlp", "fp16", "sgd", steps, loss, tag="inject")
+    case["baseline_id"] = base["id"]
+    case["check"] = _check(loss, fp32_loss, TOLERANCE["fp16"])
+    for c in (base, case):
+        c["throughput"] = _throughput(rng, BASE_RATE["mlp"] * SPEEDUP[c["precision"]] * speed)
+    return [base, case]
+
+
+def _negative_controls(rng, steps) -> list:
+    """One control the checker catches, one it misses (so the kill count is
+    "1 of 2"); the caught one also carries a non-finite loss (null)."""
+    fp32_loss = _fp32_loss(rng, steps)
+    caught_loss = fp32_loss * (1 + 0.002 * 1.8 ** np.arange(steps))
+    caught = _case("clip_norm+clip_before_unscale/mlp/fp16/sgd", "clip_norm", "mlp", "fp16", "sgd",
+                   steps, caught_loss, variant="clip_before_unscale", expect="fail", status="fail")
+    caught["check"] = _check(caught_loss, fp32_loss, TOLERANCE["fp16"])
+    caught["trajectory"]["loss"][-1] = None
+    caught["check"]["deviation_per_step"][-1] = None
+    caught["reason"] = "max_loss_rel_dev above tolerance"
+    missed_loss = fp32_loss * (1 + 1e-4 * rng.standard_normal(steps))
+    missed = _case("accumulation+step_every_microbatch/mlp/fp16/sgd", "accumulation", "mlp", "fp16",
+                   "sgd", steps, missed_loss, variant="step_every_microbatch", expect="fail",
+                   status="pass")
+    missed["check"] = _check(missed_loss, fp32_loss, TOLERANCE["fp16"])
+    return [caught, missed]
+
+
+def _ddp_cases(rng, steps, speed) -> list:
+    fp32_loss = _fp32_loss(rng, steps)
+    cases = []
+    for precision in ("fp32", "fp16", "bf16"):
+        loss = fp32_loss * (1 + NOISE[precision] * rng.standard_normal(steps))
+        case = _case(f"ddp/mlp/{precision}/sgd", "ddp", "mlp", precision, "sgd", steps, loss,
+                     world_size=2)
+        rate = BASE_RATE["mlp"] * SPEEDUP[precision] * speed
+        case["throughput"] = _throughput(rng, 2 * 0.9 * rate)
+        case["ddp"] = {"per_rank_samples_per_s": [0.91 * rate, 0.89 * rate],
+                       "aggregate_samples_per_s": 1.8 * rate, "scaling_efficiency": 0.9,
+                       "replicas": 2}
+        if precision != "fp32":
+            case["baseline_id"] = "ddp/mlp/fp32/sgd"
+            case["check"] = _check(loss, fp32_loss, TOLERANCE[precision])
+        cases.append(case)
+    return cases
+
+
+def _case(case_id, workload, model, precision, optimizer, steps, loss, *, variant="correct",
+          expect="pass", status="pass", world_size=1, tag="") -> dict:
+    scale, skipped = _scale_trajectory(steps) if precision == "fp16" else ([1.0] * steps, [False] * steps)
+    return {
+        "id": case_id, "workload": workload, "variant": variant, "model": model,
+        "precision": precision, "optimizer": optimizer, "tag": tag,
+        "scaler_enabled": precision == "fp16", "device": "cuda",
+        "world_size": world_size, "batch_size": 64, "steps": steps, "seed": 1,
+        "expect": expect, "status": status, "conforms": status == expect, "reason": None,
+        "baseline_id": None,
+        "trajectory": {"loss": [float(v) for v in loss], "scale": scale, "skipped": skipped},
+        "fp32_noise": None, "check": None, "throughput": None, "ddp": None, "wall_seconds": 1.5,
+    }
+
+
+def _skipped_case(case_id, workload, model, precision, optimizer, reason) -> dict:
+    case = _case(case_id, workload, model, precision, optimizer, 0, [])
+    case.update(status="skipped", conforms=None, reason=reason, trajectory=None,
+                baseline_id=None if precision == "fp32" else case_id.replace(precision, "fp32"))
+    return case
+
+
+def _fp32_loss(rng, steps) -> np.ndarray:
+    t = np.arange(steps)
+    return 2.0 * np.exp(-0.15 * t) + 0.3 + 0.01 * rng.standard_normal(steps)
+
+
+def _scale_trajectory(steps, init=65536.0, growth_interval=4):
+    """Scale used at each step, GradScaler rules, one overflow at SKIPPED_STEP."""
+    scale, tracker, scales, skipped = init, 0, [], []
+    for step in range(steps):
+        scales.append(scale)
+        overflow = step == SKIPPED_STEP
+        skipped.append(overflow)
+        if overflow:
+            scale, tracker = scale * 0.5, 0
+        else:
+            tracker += 1
+            if tracker == growth_interval:
+                scale, tracker = scale * 2.0, 0
+    return scales, skipped
+
+
+def _check(loss, fp32_loss, tol) -> dict:
+    dev = np.abs(loss - fp32_loss) / np.abs(fp32_loss)
+    crossing = [i for i, d in enumerate(dev) if d > tol]
+    return {
+        "metrics": {"max_loss_rel_dev": float(dev.max()), "param_rel_l2": float(dev.mean()),
+                    "final_loss_ratio": float(loss[-1] / fp32_loss[-1]), "nonfinite_values": 0,
+                    "skipped_steps": 1, "baseline_skipped_steps": 0},
+        "tolerances": {"loss_rel": tol, "param_rel_l2": tol, "optimizer_state_rel_l2": tol,
+                       "final_loss_ratio": 0.05, "max_skipped_steps": 3,
+                       "unit_roundoff": 2.0 ** -11, "fp32_noise": 1e-7},
+        "deviation_per_step": [float(v) for v in dev],
+        "first_crossing_step": crossing[0] if crossing else None,
+        "failures": [f"max_loss_rel_dev {dev.max():.3g} > {tol}"] if crossing else [],
+    }
+
+
+def _throughput(rng, rate, reps=5) -> dict:
+    samples = rate * (1 + 0.02 * rng.standard_normal(reps))
+    q1, q3 = np.percentile(samples, [25, 75])
+    return {
+        "unit": "samples/s", "input": "cached", "warmup_steps": 3, "measured_steps": 10,
+        "repetitions": reps, "samples_per_s": [float(s) for s in samples],
+        "median": float(np.median(samples)), "min": float(samples.min()),
+        "max": float(samples.max()), "iqr": float(q3 - q1), "peak_memory_bytes": 123456789,
+        "peak_memory_kind": "cuda_max_allocated",
+    }
