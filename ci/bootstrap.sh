@@ -21,6 +21,7 @@ APT_PACKAGES=(
   build-essential cmake ninja-build ccache git
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
   python3-venv
+  libgloo-dev  # headers only: torch's ProcessGroupGloo.hpp includes them (harness/distributed)
 )
 
 missing_apt_packages() {

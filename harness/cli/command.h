@@ -18,5 +18,7 @@ using Action = std::function<int()>;
 void add_env_command(CLI::App& app, Action& selected);
 void add_list_command(CLI::App& app, Action& selected);
 void add_run_command(CLI::App& app, Action& selected);
+void add_gate_command(CLI::App& app, Action& selected);
+void add_baseline_command(CLI::App& app, Action& selected);
 
 }  // namespace ampbench::cli

@@ -12,6 +12,8 @@ int main(int argc, char** argv) {
   add_env_command(app, selected);
   add_list_command(app, selected);
   add_run_command(app, selected);
+  add_gate_command(app, selected);
+  add_baseline_command(app, selected);
 
   try {
     app.parse(argc, argv);

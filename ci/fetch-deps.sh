@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Fills .deps/ (git-ignored) with the build dependencies that Debian packages
+# provide (GoogleTest, Google Benchmark, nlohmann/json, CLI11), extracted from
+# their .deb files, so a GPU machine without apt or internet can build:
+#   ci/fetch-deps.sh            # on a machine with apt
+#   (carry .deps/ along)        # e.g. the device tool's `carry`
+#   ci/gpu-check.sh             # on the GPU machine
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DEPS="$ROOT/.deps"
+PACKAGES=(libgtest-dev libgmock-dev googletest libbenchmark-dev libbenchmark1debian nlohmann-json3-dev libcli11-dev)
+rm -rf "$DEPS" && mkdir -p "$DEPS/debs" "$DEPS/root"
+cd "$DEPS/debs"
+for p in "${PACKAGES[@]}"; do
+  apt-get download "$p" >/dev/null 2>&1 || { echo "fetch-deps: error: could not download Debian package '$p'" >&2; exit 1; }
+done
+for deb in *.deb; do dpkg -x "$deb" "$DEPS/root"; done
+rm -rf "$DEPS/debs"
+echo "fetch-deps: $(du -sh "$DEPS" | cut -f1) in $DEPS"

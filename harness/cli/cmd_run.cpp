@@ -1,0 +1,205 @@
+#include <torch/cuda.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <unistd.h>
+
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+
+#include "cli/command.h"
+#include "distributed/context.h"
+#include "distributed/launcher.h"
+#include "env/env_fingerprint.h"
+#include "gate/report.h"
+#include "runner/suite_run.h"
+
+namespace ampbench::cli {
+namespace {
+
+struct RunArgs {
+  std::string suite;  // "" = the default for the device
+  std::string device = "auto";
+  std::string out_dir;
+  std::string filter;
+  std::string junit;
+  bool no_throughput = false;
+  bool no_report = false;
+  double inject_slowdown = 0.0;
+  std::string dump_dir;
+  int nproc = 0;            // > 0: launch this many local ranks
+  int rank_timeout = 300;   // seconds a rank may go without finishing a case
+};
+
+std::string resolve_device(const std::string& requested) {
+  if (requested == "auto") return torch::cuda::is_available() ? "cuda" : "cpu";
+  if (requested == "cuda" && !torch::cuda::is_available())
+    throw std::invalid_argument("--device cuda: no CUDA device is available on this machine");
+  return requested;
+}
+
+std::string default_out_dir(const std::string& suite, const std::string& device) {
+  std::string stamp = utc_now_iso8601();
+  for (char& c : stamp)
+    if (c == ':') c = '-';
+  return "results/" + suite + "-" + device + "-" + stamp;
+}
+
+// The report is Python (reports/); a failure there never loses the results.
+void make_report(const std::string& results_path, const std::string& out_dir) {
+  const char* python = std::getenv("AMPBENCH_PYTHON");
+  const std::string py = python ? python : "python3";
+  const std::string report_dir = out_dir + "/report";
+  const std::string cmd = "cd '" + std::string(AMPBENCH_SOURCE_DIR) + "' && '" + py + "' -m reports '" +
+                          std::filesystem::absolute(results_path).string() + "' --out '" +
+                          std::filesystem::absolute(report_dir).string() + "'";
+  if (std::system(cmd.c_str()) == 0) {
+    std::cout << "report:  " << report_dir << "/index.html\n";
+  } else {
+    std::cerr << "ampbench run: warning: the report step failed (results are intact): " << cmd << "\n";
+  }
+}
+
+int run(const RunArgs& args) {
+  std::string device;
+  Suite suite;
+  try {
+    device = resolve_device(args.device);
+    suite = load_suite(args.suite.empty() ? (device == "cuda" ? "conformance" : "smoke") : args.suite, device);
+  } catch (const std::exception& e) {
+    std::cerr << "ampbench run: error: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  std::vector<CaseSpec> cases;
+  try {
+    cases = select_cases(suite, args.filter);
+  } catch (const std::exception& e) {
+    std::cerr << "ampbench run: error: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  if (cases.empty()) {
+    std::cerr << "ampbench run: error: --filter '" << args.filter << "' matches no case of suite " << suite.name << "\n";
+    return kExitUsage;
+  }
+  std::string out_dir = args.out_dir.empty() ? default_out_dir(suite.name, device) : args.out_dir;
+
+  // Distributed: --nproc N starts N ranks of this very command; a process
+  // started with RANK/WORLD_SIZE/... (by that launcher, torchrun or Slurm)
+  // joins them. Without either, ddp cases run as a world of one.
+  std::optional<distributed::RankEnv> rank_env;
+  try {
+    rank_env = distributed::rank_env_from_environment();
+  } catch (const std::exception& e) {
+    std::cerr << "ampbench run: error: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  if (rank_env && std::getenv(distributed::kRankOutDirEnv)) out_dir = std::getenv(distributed::kRankOutDirEnv);
+  if (args.nproc > 0 && !rank_env) return distributed::launch_local_ranks({args.nproc, args.rank_timeout, out_dir});
+  RunOptions options;
+  if (rank_env) {
+    try {
+      distributed::set_process_context(
+          distributed::join(*rank_env, device == "cuda", std::chrono::seconds(args.rank_timeout)));
+    } catch (const std::exception& e) {
+      std::cerr << "ampbench run: error: rank " << rank_env->rank << " could not join the process group at "
+                << rank_env->master_addr << ":" << rank_env->master_port << ": " << e.what() << "\n";
+      return 3;
+    }
+    for (CaseSpec& c : cases) {
+      c.device_index = device == "cuda" ? rank_env->local_rank : 0;
+      if (c.workload != "ddp") continue;
+      c.world_size = rank_env->world_size;
+      c.rank = rank_env->rank;
+    }
+    const int rank = rank_env->rank;
+    // Only ddp cases need every rank; the others run on rank 0 alone while
+    // the rest wait at the per-case barrier (so they are timed undisturbed).
+    if (rank != 0)
+      options.skip_here = [](const CaseSpec& c) { return c.workload == "ddp" ? "" : "runs on rank 0 only"; };
+    options.after_case = [rank](const CaseSpec& c) {
+      // Suite cases only: the checker's aligned fp32 re-runs of rank-0-only
+      // cases happen on rank 0 alone.
+      if (c.id.find("#aligned-to:") != std::string::npos) return;
+      try {
+        distributed::current().group->barrier()->wait();
+      } catch (const std::exception& e) {
+        std::cerr << "ampbench run: error: rank " << rank << " lost the other ranks: " << e.what() << std::endl;
+        std::cout.flush();
+        _exit(3);
+      }
+    };
+    std::cout << "rank " << rank << " of " << rank_env->world_size << " (local rank " << rank_env->local_rank
+              << ", backend " << distributed::current().backend << ")\n";
+  }
+  const bool rank0 = !rank_env || rank_env->rank == 0;
+  const std::string results_path =
+      rank0 ? out_dir + "/results.json" : out_dir + "/rank" + std::to_string(rank_env->rank) + "/results.json";
+  std::unique_ptr<ResultsWriter> writer;
+  try {
+    writer = std::make_unique<ResultsWriter>(results_path, suite.name, suite.path, to_json(probe_environment()));
+  } catch (const std::exception& e) {
+    std::cerr << "ampbench run: error: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  std::cout << "suite " << suite.name << ": " << cases.size() << " cases on " << device << " -> " << results_path
+            << "\n";
+
+  options.measure_throughput = !args.no_throughput;
+  options.inject_slowdown = args.inject_slowdown;
+  options.dump_dir = args.dump_dir;
+  const SuiteRunSummary summary = run_cases(cases, Runner(options), *writer, std::cout);
+  writer->finish();
+
+  std::cout << "\n" << summary.passed << " conforming, " << summary.nonconforming << " not conforming, "
+            << summary.skipped << " skipped; negative controls caught: " << summary.controls_caught << " of "
+            << summary.controls << "\n"
+            << "results: " << results_path << "\n";
+  if (!args.junit.empty() && rank0) {
+    try {
+      gate::write_run_junit(writer->document(), args.junit);
+      std::cout << "junit:   " << args.junit << "\n";
+    } catch (const std::exception& e) {
+      std::cerr << "ampbench run: error: " << e.what() << "\n";
+      return kExitUsage;
+    }
+  }
+  if (!args.no_report && rank0) make_report(results_path, out_dir);
+  return summary.ok() ? kExitOk : kExitFailure;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, Action& selected) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* sub = app.add_subcommand("run", "Run a suite: check every case against fp32, write results JSON and a report");
+  sub->add_option("--suite", args->suite, "Suite name (suites/NAME.json) or path [default: conformance on CUDA, smoke on CPU]");
+  sub->add_option("--device", args->device, "Device to run on")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->capture_default_str();
+  sub->add_option("--out", args->out_dir, "Output directory [default: results/SUITE-DEVICE-TIME]");
+  sub->add_option("--filter", args->filter, "Only cases whose id matches this regex (plus their fp32 baselines)");
+  sub->add_option("--junit", args->junit, "Also write the conformance verdicts as JUnit XML to this file");
+  sub->add_option("--dump", args->dump_dir,
+                  "Dump each case's initial state, batches, trajectory and final state (torch.load-able) to DIR");
+  sub->add_flag("--no-throughput", args->no_throughput, "Skip throughput measurement");
+  sub->add_option("--nproc", args->nproc,
+                  "Start this many local ranks (DDP over Gloo/NCCL; logs in OUT/rank<N>.log, results from rank 0)")
+      ->check(CLI::Range(1, 1024));
+  sub->add_option("--rank-timeout", args->rank_timeout,
+                  "Seconds a rank may take for one case (process-group timeout and launcher watchdog)")
+      ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
+  sub->add_flag("--no-report", args->no_report, "Do not build the HTML/Markdown report");
+  sub->add_option("--inject-slowdown", args->inject_slowdown,
+                  "Debug: add busy work equal to this fraction of each timed step (gate calibration)")
+      ->check(CLI::Range(0.0, 10.0))
+      ->group("Debug");
+  sub->callback([args, &selected] { selected = [args] { return run(*args); }; });
+}
+
+}  // namespace ampbench::cli

@@ -1,0 +1,161 @@
+// DDP and DataParallel equivalence, and found_inf agreement across ranks.
+// Ranks run as threads of this process, each with its own ProcessGroupGloo
+// over one shared HashStore (a real c10d process group and Reducer; only the
+// rendezvous store is in-process).
+#include <gtest/gtest.h>
+#include <torch/csrc/distributed/c10d/HashStore.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <future>
+#include <thread>
+
+#include "distributed/context.h"
+#include "distributed/data_parallel.h"
+#include "runner/runner.h"
+#include "workloads/workload.h"
+
+namespace ampbench {
+namespace {
+
+CaseSpec mlp_case(const std::string& workload, Precision precision, int batch) {
+  CaseSpec c;
+  c.workload = workload;
+  c.model = "mlp";
+  c.optimizer = "sgd";
+  c.precision = PrecisionPolicy(precision);
+  c.scaler_enabled = precision == Precision::kFp16;
+  c.sizes.batch = batch;
+  c.sizes.in_features = 16;
+  c.sizes.hidden = 32;
+  c.sizes.classes = 8;
+  c.steps = 6;
+  c.throughput.enabled = false;
+  c.baseline_id = "(none)";  // not a baseline: no fp32 noise re-run
+  return c;
+}
+
+CaseRecord run_case(const CaseSpec& spec) {
+  RunOptions options;
+  options.measure_throughput = false;
+  CaseRecord rec = Runner(options).run(spec);
+  EXPECT_EQ(rec.status, RunStatus::kRan) << rec.reason;
+  return rec;
+}
+
+// Runs `spec` as `world` ranks (threads), returning each rank's record.
+std::vector<CaseRecord> run_ranks(CaseSpec spec, int world) {
+  auto store = c10::make_intrusive<c10d::HashStore>();
+  std::vector<std::future<CaseRecord>> futures;
+  for (int r = 0; r < world; ++r) {
+    futures.push_back(std::async(std::launch::async, [=] {
+      auto ctx = distributed::make_context(store, r, world, 0, false, std::chrono::seconds(60));
+      distributed::ScopedContext scoped(ctx);
+      CaseSpec mine = spec;
+      mine.rank = r;
+      mine.world_size = world;
+      return run_case(mine);
+    }));
+  }
+  std::vector<CaseRecord> out;
+  for (auto& f : futures) out.push_back(f.get());
+  return out;
+}
+
+// max |a - b| / max(|b|, 1e-3) over all elements
+double max_rel(const std::vector<float>& a, const std::vector<float>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double worst = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i)
+    worst = std::max(worst, std::abs(static_cast<double>(a[i]) - b[i]) / std::max(std::abs(static_cast<double>(b[i])), 1e-3));
+  return worst;
+}
+
+TEST(Ddp, TwoRanksOfBatchBTrainLikeOneProcessOfBatch2B) {
+  const int B = 16;
+  const std::vector<CaseRecord> ranks = run_ranks(mlp_case("ddp", Precision::kFp32, B), 2);
+  const CaseRecord single = run_case(mlp_case("plain", Precision::kFp32, 2 * B));
+  ASSERT_EQ(ranks[0].final_params.size(), single.final_params.size());
+  // Ranks hold identical replicas.
+  EXPECT_EQ(ranks[0].final_params, ranks[1].final_params);
+  const double dev = max_rel(ranks[0].final_params, single.final_params);
+  std::cout << "[ddp W=2 x B=" << B << " vs 1 x " << 2 * B << "] max relative parameter deviation " << dev << "\n";
+  EXPECT_LT(dev, 1e-5);  // float32 rounding of a different summation order
+  // The mean of the shard losses is the whole batch's loss.
+  for (size_t i = 0; i < single.loss.size(); ++i)
+    EXPECT_NEAR(0.5 * (ranks[0].loss[i] + ranks[1].loss[i]), single.loss[i], 1e-5 * std::abs(single.loss[i]));
+  // And the parameters did move.
+  EXPECT_GT(max_rel(single.final_params, single.initial_params), 1e-3);
+}
+
+TEST(Ddp, WorldOfOneMatchesPlain) {
+  const CaseRecord ddp = run_case(mlp_case("ddp", Precision::kFp32, 16));
+  const CaseRecord plain = run_case(mlp_case("plain", Precision::kFp32, 16));
+  EXPECT_LT(max_rel(ddp.final_params, plain.final_params), 1e-6);
+}
+
+TEST(Ddp, InfOnOneRankMakesEveryRankSkipAndBackOff) {
+  for (Precision precision : {Precision::kFp32, Precision::kFp16}) {
+    CaseSpec spec = mlp_case("ddp", precision, 16);
+    spec.scaler_enabled = true;
+    spec.scaler.init_scale = 128;
+    spec.scaler.growth_interval = 1;
+    spec.inject_inf_step = 3;  // the last rank's loss becomes inf at step 3
+    const std::vector<CaseRecord> ranks = run_ranks(spec, 2);
+    for (const CaseRecord& r : ranks) {
+      ASSERT_EQ(r.skipped.size(), 6u);
+      EXPECT_TRUE(r.skipped[3]) << "rank " << r.spec.rank << " did not skip the poisoned step";
+      EXPECT_EQ(r.scale, ranks[0].scale) << "rank " << r.spec.rank << " scale diverged";
+      EXPECT_EQ(r.final_params, ranks[0].final_params);
+      EXPECT_EQ(r.nonfinite_values, 0);
+    }
+    if (precision == Precision::kFp32) {
+      // Exact: 128 * 2^unskipped * 0.5^skipped.
+      int grown = 0, backed = 0;
+      for (bool s : ranks[0].skipped) (s ? backed : grown)++;
+      EXPECT_EQ(backed, 1);
+      EXPECT_EQ(ranks[0].scale.back(), 128.0 * std::pow(2.0, grown) * std::pow(0.5, backed));
+    }
+  }
+}
+
+TEST(DataParallel, TwoReplicasTrainLikeOneDevice) {
+  CaseSpec dp = mlp_case("dataparallel", Precision::kFp32, 16);
+  dp.world_size = 2;  // two replicas (threads) on the CPU, batch 2 x 16
+  const CaseRecord parallel = run_case(dp);
+  const CaseRecord single = run_case(mlp_case("plain", Precision::kFp32, 32));
+  const double dev = max_rel(parallel.final_params, single.final_params);
+  std::cout << "[dataparallel 2 replicas vs 1 device] max relative parameter deviation " << dev << "\n";
+  EXPECT_LT(dev, 1e-5);
+}
+
+TEST(DataParallel, AutocastReachesEveryReplicaThread) {
+  for (Precision precision : {Precision::kFp16, Precision::kBf16}) {
+    CaseSpec dp = mlp_case("dataparallel", precision, 8);
+    dp.world_size = 2;
+    run_case(dp);  // the step throws (case error) if a replica's output is not low precision
+  }
+}
+
+TEST(DataParallel, ReplicaOutputCheckCatchesWorkersWithoutAutocast) {
+  CaseSpec spec = mlp_case("dataparallel", Precision::kBf16, 8);
+  spec.world_size = 2;
+  auto state = make_training_state(spec, c10::Device(c10::kCPU));
+  distributed::DataParallelOptions options;
+  options.devices = distributed::replica_devices(c10::Device(c10::kCPU), 2);
+  options.expect_output_dtype = at::kBFloat16;
+  options.propagate_autocast = false;  // the bug: LibTorch's parallel_apply drops the thread-local state
+  const at::Tensor x = at::randn({16, 16});
+  PrecisionAutocast autocast(*state);
+  try {
+    distributed::data_parallel_forward(state->model(), x, options);
+    FAIL() << "expected the replica dtype check to throw";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("did not reach the worker thread"), std::string::npos) << e.what();
+  }
+  options.propagate_autocast = true;
+  EXPECT_EQ(distributed::data_parallel_forward(state->model(), x, options).scalar_type(), at::kBFloat16);
+}
+
+}  // namespace
+}  // namespace ampbench

@@ -1,0 +1,236 @@
+#include "distributed/launcher.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace ampbench::distributed {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::vector<std::string> own_argv() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> args;
+  std::string arg;
+  while (std::getline(in, arg, '\0')) args.push_back(arg);
+  return args;
+}
+
+struct Rank {
+  int rank = 0;
+  pid_t pid = -1;
+  std::string log;
+  bool running = true;
+  int status = 0;
+  std::uintmax_t last_size = 0;
+  Clock::time_point last_progress = Clock::now();
+};
+
+std::string describe_exit(int status) {
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    return std::string("was killed by signal ") + std::to_string(sig) + " (" + strsignal(sig) + ")";
+  }
+  return "exited with code " + std::to_string(WEXITSTATUS(status));
+}
+
+bool normal_exit(int status) {
+  return WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 1);
+}
+
+void terminate_all(std::vector<Rank>& ranks) {
+  for (Rank& r : ranks)
+    if (r.running) kill(r.pid, SIGTERM);
+  const auto deadline = Clock::now() + std::chrono::seconds(5);
+  for (;;) {
+    bool any = false;
+    for (Rank& r : ranks) {
+      if (!r.running) continue;
+      if (waitpid(r.pid, &r.status, WNOHANG) == r.pid) {
+        r.running = false;
+      } else {
+        any = true;
+      }
+    }
+    if (!any) return;
+    if (Clock::now() > deadline) {
+      for (Rank& r : ranks)
+        if (r.running) kill(r.pid, SIGKILL);
+      for (Rank& r : ranks)
+        if (r.running) {
+          waitpid(r.pid, &r.status, 0);
+          r.running = false;
+        }
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+// Copies what rank 0 appended to its log since the last call.
+void echo(const std::string& path, std::streamoff& offset) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return;
+  in.seekg(offset);
+  std::string chunk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  offset += static_cast<std::streamoff>(chunk.size());
+  std::cout << chunk << std::flush;
+}
+
+}  // namespace
+
+int launch_local_ranks(const LaunchOptions& options) {
+  namespace fs = std::filesystem;
+  fs::create_directories(options.out_dir);
+  const std::string out_dir = fs::absolute(options.out_dir).string();
+
+  // The agent store: bound to a free port chosen by the kernel, kept open by
+  // this process for the whole run (no port race between picking and use).
+  c10d::TCPStoreOptions store_options;
+  store_options.port = 0;
+  store_options.isServer = true;
+  store_options.numWorkers = static_cast<std::size_t>(options.nproc);
+  store_options.waitWorkers = false;
+  store_options.timeout = std::chrono::seconds(options.rank_timeout_s);
+  auto store = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", store_options);
+  const int port = store->getPort();
+
+  const std::vector<std::string> args = own_argv();
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+
+  std::cout << "launching " << options.nproc << " ranks (store 127.0.0.1:" << port << ", logs " << out_dir
+            << "/rank<N>.log, --rank-timeout " << options.rank_timeout_s << " s)" << std::endl;
+  std::vector<Rank> ranks(static_cast<size_t>(options.nproc));
+  for (int r = 0; r < options.nproc; ++r) {
+    Rank& rank = ranks[static_cast<size_t>(r)];
+    rank.rank = r;
+    rank.log = out_dir + "/rank" + std::to_string(r) + ".log";
+    std::vector<std::string> env_strings;
+    for (char** e = environ; *e != nullptr; ++e) {
+      const std::string kv = *e;
+      const std::string key = kv.substr(0, kv.find('='));
+      if (key == "RANK" || key == "WORLD_SIZE" || key == "LOCAL_RANK" || key == "MASTER_ADDR" ||
+          key == "MASTER_PORT" || key == "TORCHELASTIC_USE_AGENT_STORE" || key == kRankOutDirEnv)
+        continue;
+      env_strings.push_back(kv);
+    }
+    env_strings.push_back("RANK=" + std::to_string(r));
+    env_strings.push_back("WORLD_SIZE=" + std::to_string(options.nproc));
+    env_strings.push_back("LOCAL_RANK=" + std::to_string(r));
+    env_strings.push_back("MASTER_ADDR=127.0.0.1");
+    env_strings.push_back("MASTER_PORT=" + std::to_string(port));
+    env_strings.push_back("TORCHELASTIC_USE_AGENT_STORE=True");
+    env_strings.push_back(std::string(kRankOutDirEnv) + "=" + out_dir);
+    std::vector<char*> envp;
+    for (const std::string& s : env_strings) envp.push_back(const_cast<char*>(s.c_str()));
+    envp.push_back(nullptr);
+
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, rank.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    const int rc = posix_spawn(&rank.pid, "/proc/self/exe", &actions, nullptr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) {
+      std::cerr << "ampbench run: error: cannot start rank " << r << ": " << std::strerror(rc) << "\n";
+      ranks.resize(static_cast<size_t>(r));
+      terminate_all(ranks);
+      return 1;
+    }
+  }
+
+  // The watchdog allows a little more than the process-group timeout, so a
+  // rank stuck in a collective with a hung peer reports its own timeout
+  // first and the silent rank is the one named.
+  const auto silence_limit = std::chrono::seconds(options.rank_timeout_s + std::max(5, options.rank_timeout_s / 2));
+  std::streamoff echoed = 0;
+  std::string failure;
+  for (;;) {
+    echo(ranks[0].log, echoed);
+    bool any_running = false;
+    // Reap first, then blame: a rank killed by a signal is the cause, a rank
+    // that exited because it lost its peers (code 3) only a consequence.
+    const Rank* died = nullptr;
+    for (Rank& r : ranks) {
+      if (r.running && waitpid(r.pid, &r.status, WNOHANG) == r.pid) {
+        r.running = false;
+        const bool worse = died == nullptr || (WIFSIGNALED(r.status) && !WIFSIGNALED(died->status));
+        if (!normal_exit(r.status) && worse) died = &r;
+      }
+    }
+    if (died != nullptr) {
+      failure = "rank " + std::to_string(died->rank) + " (pid " + std::to_string(died->pid) + ") " +
+                describe_exit(died->status) + "; see its log: " + died->log;
+      break;
+    }
+    for (Rank& r : ranks) {
+      if (!r.running) continue;
+      any_running = true;
+      std::error_code ec;
+      const auto size = fs::file_size(r.log, ec);
+      if (!ec && size != r.last_size) {
+        r.last_size = size;
+        r.last_progress = Clock::now();
+      } else if (Clock::now() - r.last_progress > silence_limit) {
+        failure = "rank " + std::to_string(r.rank) + " (pid " + std::to_string(r.pid) + ") made no progress for " +
+                  std::to_string(silence_limit.count()) + " s (--rank-timeout " +
+                  std::to_string(options.rank_timeout_s) + " s plus grace); see its log: " + r.log;
+        break;
+      }
+    }
+    if (!failure.empty() || !any_running) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (!failure.empty()) {
+    // Every rank's state, for the post-mortem.
+    std::ostringstream states;
+    for (const Rank& r : ranks) {
+      states << "\n  rank " << r.rank << " (pid " << r.pid << "): ";
+      if (r.running) {
+        states << "running, silent for "
+               << std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - r.last_progress).count() << " s";
+      } else {
+        states << describe_exit(r.status);
+      }
+      states << "; log " << r.log;
+    }
+    failure += states.str();
+    terminate_all(ranks);
+    echo(ranks[0].log, echoed);
+    std::cerr << "ampbench run: error: " << failure << "\nthe other ranks were stopped; results written so far: "
+              << out_dir << "/results.json\n";
+    return 1;
+  }
+  echo(ranks[0].log, echoed);
+  int code = 0;
+  for (const Rank& r : ranks) {
+    const int c = WEXITSTATUS(r.status);
+    if (c != 0) std::cerr << "ampbench run: rank " << r.rank << " exited with code " << c << " (log: " << r.log << ")\n";
+    code = std::max(code, c);
+  }
+  return code;
+}
+
+}  // namespace ampbench::distributed

@@ -1,0 +1,105 @@
+#include "dump/case_dump.h"
+
+#include <ATen/core/Dict.h>
+#include <ATen/core/ivalue.h>
+#include <torch/serialize.h>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "results/results_writer.h"
+
+namespace ampbench {
+namespace {
+
+std::string folder_name(const std::string& id) {
+  std::string out = id;
+  for (char& c : out)
+    if (c == '/' || c == '#' || c == ':') c = '_';
+  return out;
+}
+
+void write_bytes(const std::filesystem::path& path, const std::vector<char>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw std::runtime_error(path.string() + ": cannot write dump file");
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw std::runtime_error(path.string() + ": write failed");
+}
+
+// A dict of name -> tensor, which torch.load returns as a Python dict.
+void save_named(const std::filesystem::path& path, const NamedTensors& tensors) {
+  c10::Dict<std::string, at::Tensor> dict;
+  for (const auto& [name, t] : tensors) dict.insert(name, t);
+  write_bytes(path, torch::pickle_save(dict));
+}
+
+void save_list(const std::filesystem::path& path, const std::vector<at::Tensor>& tensors) {
+  c10::List<at::Tensor> list;
+  for (const at::Tensor& t : tensors) list.push_back(t);
+  write_bytes(path, torch::pickle_save(list));
+}
+
+nlohmann::json spec_json(const CaseSpec& s) {
+  return {{"id", s.id},
+          {"workload", s.workload},
+          {"variant", s.variant},
+          {"model", s.model},
+          {"precision", s.precision.name()},
+          {"optimizer", s.optimizer},
+          {"device", s.device},
+          {"seed", s.seed},
+          {"scaler_enabled", s.scaler_enabled},
+          {"steps", s.steps},
+          {"lr", s.lr},
+          {"cosine_schedule", s.cosine_schedule},
+          {"iters_to_accumulate", s.iters_to_accumulate},
+          {"max_norm", s.max_norm},
+          {"clip_value", s.clip_value},
+          {"loss_multiplier", s.loss_multiplier},
+          {"inject_inf_step", s.inject_inf_step},
+          {"skip_steps", s.skip_steps},
+          {"scaler",
+           {{"init_scale", s.scaler.init_scale},
+            {"growth_factor", s.scaler.growth_factor},
+            {"backoff_factor", s.scaler.backoff_factor},
+            {"growth_interval", s.scaler.growth_interval}}},
+          {"sizes",
+           {{"batch", s.sizes.batch}, {"in_features", s.sizes.in_features}, {"hidden", s.sizes.hidden},
+            {"classes", s.sizes.classes}, {"channels", s.sizes.channels}, {"image", s.sizes.image},
+            {"seq", s.sizes.seq}, {"d_model", s.sizes.d_model}, {"heads", s.sizes.heads}, {"ffn", s.sizes.ffn}}}};
+}
+
+}  // namespace
+
+void write_case_dump(const std::string& dir, const CaseDump& dump) {
+  namespace fs = std::filesystem;
+  const CaseRecord& rec = dump.record;
+  const fs::path root = fs::path(dir) / folder_name(rec.spec.id);
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  if (ec) throw std::runtime_error(root.string() + ": cannot create dump directory: " + ec.message());
+
+  for (size_t m = 0; m < dump.initial_state.size(); ++m) {
+    save_named(root / ("initial_model" + std::to_string(m) + ".pt"), dump.initial_state[m]);
+    save_named(root / ("final_model" + std::to_string(m) + ".pt"), dump.final_state[m]);
+  }
+  std::vector<at::Tensor> inputs, labels;
+  for (const Batch& b : dump.batches) {
+    inputs.push_back(b.inputs.detach().cpu());
+    labels.push_back(b.labels.detach().cpu());
+  }
+  save_list(root / "inputs.pt", inputs);
+  save_list(root / "labels.pt", labels);
+  save_list(root / "optimizer_state.pt", dump.optimizer_state);
+
+  nlohmann::json meta = {{"spec", spec_json(rec.spec)},
+                         {"models", dump.initial_state.size()},
+                         {"micro_batches", dump.batches.size()},
+                         {"trajectory", {{"loss", rec.loss}, {"scale", rec.scale}, {"skipped", rec.skipped}}}};
+  write_file_atomically((root / "case.json").string(), meta.dump(1));
+}
+
+}  // namespace ampbench

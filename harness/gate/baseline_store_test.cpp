@@ -1,0 +1,95 @@
+#include "gate/baseline_store.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "gate/test_util.h"
+
+namespace ampbench::gate {
+namespace {
+
+using namespace test;
+
+TEST(BaselineStore, SanitizesNameParts) {
+  EXPECT_EQ(sanitize_name_part("NVIDIA H200"), "NVIDIA-H200");
+  EXPECT_EQ(sanitize_name_part("Intel(R) Xeon(R) CPU @ 2.20GHz"), "Intel-R-Xeon-R-CPU-2.20GHz");
+  EXPECT_EQ(sanitize_name_part("../../etc/passwd"), "etc-passwd");
+  EXPECT_EQ(sanitize_name_part("a__b"), "a_b");
+  EXPECT_EQ(sanitize_name_part(""), "unknown");
+  EXPECT_EQ(sanitize_name_part("///"), "unknown");
+}
+
+TEST(BaselineStore, FilenameFromEnv) {
+  const ResultsFile cpu = parse_results(make_results({make_case("a")}, make_env("cpu", "none", "AMD EPYC 7B13")), "r");
+  EXPECT_EQ(baseline_filename(cpu), "smoke__cpu__AMD-EPYC-7B13__torch-2.11.0.json");
+  const ResultsFile gpu = parse_results(
+      make_results({make_case("a")}, make_env("cuda", "NVIDIA H200", "x", "2.11.0", "12.8"), "full"), "r");
+  EXPECT_EQ(baseline_filename(gpu), "full__cuda__NVIDIA-H200__torch-2.11.0__cuda-12.8.json");
+}
+
+TEST(BaselineStore, UpdateThenFindRoundTrip) {
+  TempDir dir;
+  const std::string results = write_json(dir.file("results.json"), make_results({make_case("a", {1, 2, 3, 4})}));
+  const std::string store = dir.file("reference/baselines");
+  const BaselineUpdate u = update_baseline(results, store);
+  EXPECT_EQ(u.path, store + "/smoke__cpu__Test-CPU-2.0GHz__torch-2.11.0.json");
+  EXPECT_TRUE(u.replaced.empty());
+  EXPECT_EQ(u.cases, 1u);
+  // The stored baseline is itself a valid results file, with its provenance.
+  const ResultsFile stored = load_results(u.path);
+  EXPECT_EQ(stored.cases.size(), 1u);
+  EXPECT_EQ(stored.doc["baseline_source"]["results"], results);
+  // Found again from a results file of the same environment.
+  EXPECT_EQ(find_baseline(load_results(results), store), u.path);
+  // A second update replaces it; no temp files are left behind.
+  EXPECT_EQ(update_baseline(results, store).replaced, u.path);
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(store)) ++files;
+  EXPECT_EQ(files, 1u);
+}
+
+TEST(BaselineStore, NoBaselineNamesWhatWasLookedFor) {
+  TempDir dir;
+  const std::string store = dir.file("baselines");
+  update_baseline(write_json(dir.file("cpu_a.json"), make_results({make_case("a")}, make_env("cpu", "none", "CPU A"))),
+                  store);
+  const ResultsFile other = load_results(
+      write_json(dir.file("cpu_b.json"), make_results({make_case("a")}, make_env("cpu", "none", "CPU B"))));
+  try {
+    find_baseline(other, store);
+    FAIL() << "expected GateInputError";
+  } catch (const GateInputError& e) {
+    EXPECT_EQ(e.file(), store + "/smoke__cpu__CPU-B__torch-2.11.0.json");
+    EXPECT_NE(e.problem().find("cpu_model \"CPU B\""), std::string::npos) << e.problem();
+    EXPECT_NE(e.problem().find("baselines for this suite: smoke__cpu__CPU-A__torch-2.11.0.json"), std::string::npos)
+        << e.problem();
+  }
+  EXPECT_THROW(find_baseline(other, dir.file("does-not-exist")), GateInputError);
+}
+
+TEST(BaselineStore, RefusesIncompleteAndUnusableResults) {
+  TempDir dir;
+  json doc = make_results({make_case("a")});
+  doc["complete"] = false;
+  const std::string partial = write_json(dir.file("partial.json"), doc);
+  EXPECT_THROW(update_baseline(partial, dir.file("b")), GateInputError);
+  EXPECT_NO_THROW(update_baseline(partial, dir.file("b"), true));
+  EXPECT_THROW(update_baseline(dir.file("missing.json"), dir.file("b")), GateInputError);
+}
+
+TEST(BaselineStore, UnwritableFolderIsAnError) {
+  TempDir dir;
+  const std::string results = write_json(dir.file("results.json"), make_results({make_case("a")}));
+  const std::string blocker = write_text(dir.file("a-file"), "x");
+  try {
+    update_baseline(results, blocker + "/baselines");
+    FAIL() << "expected GateInputError";
+  } catch (const GateInputError& e) {
+    EXPECT_NE(e.file().find(blocker + "/baselines/"), std::string::npos);
+    EXPECT_NE(e.problem().find("cannot create folder"), std::string::npos) << e.problem();
+  }
+}
+
+}  // namespace
+}  // namespace ampbench::gate

@@ -1,0 +1,71 @@
+// `ampbench gate` and `ampbench baseline update`: CLI11 bindings for
+// gate/gate_main.h. Compiled into the ampbench executable (links ampbench_gate).
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "cli/command.h"
+#include "gate/gate_main.h"
+
+namespace ampbench::cli {
+
+void add_gate_command(CLI::App& app, Action& selected) {
+  auto cmd = std::make_shared<gate::GateCommand>();
+  auto metric = std::make_shared<std::string>("auto");
+  CLI::App* sub = app.add_subcommand(
+      "gate", "Compare current results with a baseline: exit 0 clean, 1 regression, 2 unusable input");
+  sub->add_option("--baseline", cmd->baseline,
+                  "Baseline results (or Google Benchmark JSON); default: the baseline in --baseline-dir "
+                  "matching the current results' environment")
+      ->type_name("FILE");
+  sub->add_option("--current", cmd->current, "Current results (or Google Benchmark JSON)")
+      ->type_name("FILE")
+      ->required();
+  sub->add_option("--baseline-dir", cmd->baseline_dir, "Where stored baselines live (used without --baseline)")
+      ->type_name("DIR")
+      ->capture_default_str();
+  sub->add_option("--alpha", cmd->options.alpha, "Significance level of the two-sided Mann-Whitney U test")
+      ->check(CLI::Range(1e-12, 1.0))
+      ->capture_default_str();
+  sub->add_option("--min-effect", cmd->options.min_effect,
+                  "Minimum relative median change that counts, as a fraction (0.05 = 5%); a case's "
+                  "\"gate\": {\"min_effect\": x} or the results' top-level \"gate\" object takes precedence")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  sub->add_flag("--allow-env-mismatch", cmd->options.allow_env_mismatch,
+                "Compare throughput even when the environment fingerprints differ");
+  sub->add_flag("--allow-missing", cmd->options.allow_missing,
+                "Cases missing from the current results are warnings, not regressions");
+  sub->add_flag("--allow-new-skips", cmd->options.allow_new_skips,
+                "Newly skipped cases are warnings, not regressions");
+  sub->add_option("--metric", *metric, "Google Benchmark input: the value compared (auto = items_per_second when "
+                                       "every repetition reports it, else real_time)")
+      ->check(CLI::IsMember({"auto", "real_time", "cpu_time", "items_per_second"}))
+      ->capture_default_str();
+  sub->add_option("--markdown", cmd->markdown, "Also write a Markdown report (GitHub step summary)")
+      ->type_name("FILE");
+  sub->add_option("--junit", cmd->junit, "Also write a JUnit XML report")->type_name("FILE");
+  sub->callback([cmd, metric, &selected] {
+    selected = [cmd, metric] {
+      cmd->options.metric = gate::parse_bench_metric(*metric).value_or(gate::BenchMetric::Auto);
+      return gate::run_gate(*cmd, std::cout, std::cerr);
+    };
+  });
+}
+
+void add_baseline_command(CLI::App& app, Action& selected) {
+  CLI::App* sub = app.add_subcommand("baseline", "Manage stored baselines for `ampbench gate`");
+  sub->require_subcommand(1);
+  auto cmd = std::make_shared<gate::BaselineUpdateCommand>();
+  CLI::App* update = sub->add_subcommand(
+      "update", "Store a results file as the baseline for its environment: "
+                "DIR/<suite>__<device>__<gpu or cpu>__torch-<version>[__cuda-<runtime>].json");
+  update->add_option("--results", cmd->results, "Results file to store")->type_name("FILE")->required();
+  update->add_option("--dir", cmd->dir, "Baseline folder")->type_name("DIR")->capture_default_str();
+  update->add_flag("--allow-incomplete", cmd->allow_incomplete, "Accept a results file with \"complete\": false");
+  update->callback([cmd, &selected] {
+    selected = [cmd] { return gate::run_baseline_update(*cmd, std::cout, std::cerr); };
+  });
+}
+
+}  // namespace ampbench::cli

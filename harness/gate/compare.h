@@ -1,0 +1,103 @@
+// Case-by-case comparison of two result files (or two Google Benchmark JSON
+// files) into a plain GateReport that the text, Markdown and JUnit writers
+// print. No I/O here except compare_files, which loads its inputs.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gate/results_file.h"
+
+namespace ampbench::gate {
+
+// Order matters only for sorting by severity (Regression is the worst).
+enum class Verdict {
+  Pass,         // as good as the baseline (or new and fine)
+  Improvement,  // significantly faster, or a failing case that now conforms
+  Skipped,      // not compared: skipped case, env mismatch, not measured
+  Warning,      // not a regression but needs a look: insufficient repetitions,
+                // known failure, allowed missing/newly skipped case
+  Regression,   // fails the gate (exit status 1)
+};
+
+const char* to_string(Verdict v);  // "pass", "improvement", "skipped", "warning", "regression"
+
+struct GateOptions {
+  double alpha = 0.05;        // significance level of the two-sided U test
+  double min_effect = 0.05;   // relative median change that counts (0.05 = 5%)
+  bool allow_env_mismatch = false;  // compare throughput across env fingerprints
+  bool allow_missing = false;       // missing cases: warning instead of regression
+  bool allow_new_skips = false;     // newly skipped cases: warning instead of regression
+  BenchMetric metric = BenchMetric::Auto;  // Google Benchmark input only
+};
+
+struct CheckResult {
+  std::string id;     // case id, or benchmark name
+  std::string check;  // "conformance", "throughput"; Google Benchmark: the
+                      // metric ("real_time", "cpu_time", "items_per_second")
+                      // or "presence" for missing/new benchmarks
+  Verdict verdict = Verdict::Pass;
+  std::string label;     // short text for the verdict column ("ok", "REGRESSION", ...)
+  std::string baseline;  // cell text
+  std::string current;   // cell text
+  std::string detail;    // one sentence with the numbers or the reason
+
+  // Filled for sample comparisons (throughput / benchmark metrics):
+  std::optional<double> baseline_median;
+  std::optional<double> current_median;
+  std::optional<double> change;   // current_median / baseline_median - 1
+  std::optional<double> p_value;  // two-sided Mann-Whitney U
+  std::optional<double> min_attainable_p;
+  double min_effect = 0.0;
+  std::size_t n_baseline = 0;
+  std::size_t n_current = 0;
+  std::string unit;              // "samples/s", "ns", "items/s"
+  bool higher_is_better = true;  // throughput: yes; time: no
+};
+
+struct GateReport {
+  InputKind kind = InputKind::AmpbenchResults;
+  std::string baseline_path;
+  std::string current_path;
+  std::string suite;  // results files: current "suite"
+  GateOptions options;
+  std::vector<std::string> env_differences;  // "field: a vs b"
+  bool throughput_compared = true;           // false: skipped for env mismatch
+  std::vector<std::string> notices;          // "note: ..." / "warning: ..." lines
+  std::vector<CheckResult> checks;
+
+  std::size_t count(Verdict v) const;
+  std::size_t count(Verdict v, const std::string& check) const;
+  bool passed() const { return count(Verdict::Regression) == 0; }
+  int exit_code() const { return passed() ? 0 : 1; }
+};
+
+// Statistics for one pair of sample sets: U test + minimum effect size.
+//   regression:  p < alpha AND the median moved the bad way by more than
+//                min_effect (relative to the baseline median);
+//   improvement: p < alpha AND it moved the good way by more than min_effect;
+//   warning "insufficient repetitions": the smallest attainable p-value for
+//                these sample sizes is >= alpha, so no verdict is possible.
+CheckResult compare_samples(const std::string& id, const std::string& check, const std::vector<double>& baseline,
+                            const std::vector<double>& current, bool higher_is_better, double min_effect,
+                            double alpha, const std::string& unit);
+
+// Smallest k such that k repetitions per side can reach p < alpha.
+std::size_t repetitions_needed(double alpha);
+
+// Both ampbench results. Throws GateInputError(current.path, ...) when the
+// files share no case id.
+GateReport compare_results(const ResultsFile& baseline, const ResultsFile& current, const GateOptions& options);
+
+// Both Google Benchmark JSON. Throws GateInputError when no benchmark name is
+// shared.
+GateReport compare_gbench(const BenchFile& baseline, const BenchFile& current, const GateOptions& options);
+
+// Loads both files, checks they are the same kind, compares. Throws
+// GateInputError for any unusable input.
+GateReport compare_files(const std::string& baseline_path, const std::string& current_path,
+                         const GateOptions& options);
+
+}  // namespace ampbench::gate

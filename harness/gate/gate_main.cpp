@@ -1,0 +1,72 @@
+#include "gate/gate_main.h"
+
+#include <utility>
+
+#include "gate/atomic_file.h"
+#include "gate/report.h"
+
+namespace ampbench::gate {
+
+namespace {
+
+// Input errors the validators did not anticipate (a JSON value of an
+// unexpected type deep inside a file) still mean "unusable input".
+template <typename F>
+void rethrow_as_input_error(const std::string& file, F&& f) {
+  try {
+    f();
+  } catch (const nlohmann::json::exception& e) {
+    throw GateInputError(file, std::string("unexpected JSON content: ") + e.what());
+  }
+}
+
+}  // namespace
+
+int run_gate(const GateCommand& cmd, std::ostream& out, std::ostream& err) {
+  try {
+    std::string baseline = cmd.baseline;
+    if (baseline.empty()) {
+      const nlohmann::json doc = read_json_file(cmd.current);
+      if (detect_kind(doc) == InputKind::GoogleBenchmark) {
+        throw GateInputError(cmd.current, "Google Benchmark JSON has no stored baselines; pass --baseline FILE");
+      }
+      baseline = find_baseline(parse_results(doc, cmd.current), cmd.baseline_dir);
+      out << "ampbench gate: using baseline " << baseline << "\n";
+    }
+    GateReport report;
+    rethrow_as_input_error(cmd.current, [&] { report = compare_files(baseline, cmd.current, cmd.options); });
+    write_text_report(report, out);
+    out.flush();
+    if (!cmd.markdown.empty()) write_file_atomic(cmd.markdown, markdown_report(report));
+    if (!cmd.junit.empty()) write_file_atomic(cmd.junit, junit_report(report));
+    return report.exit_code() == 0 ? kGateOk : kGateRegression;
+  } catch (const GateInputError& e) {
+    out.flush();
+    err << "ampbench gate: error: " << e.what() << "\n";
+    // Leave a report behind for CI steps that expect one; best effort (the
+    // error may have been about these very paths).
+    for (const auto& [path, text] : {std::pair{cmd.markdown, markdown_error(e.what())},
+                                     std::pair{cmd.junit, junit_error(e.what())}}) {
+      if (path.empty()) continue;
+      try {
+        write_file_atomic(path, text);
+      } catch (const GateInputError&) {
+      }
+    }
+    return kGateUnusable;
+  }
+}
+
+int run_baseline_update(const BaselineUpdateCommand& cmd, std::ostream& out, std::ostream& err) {
+  try {
+    const BaselineUpdate u = update_baseline(cmd.results, cmd.dir, cmd.allow_incomplete);
+    out << "ampbench baseline: " << (u.replaced.empty() ? "wrote " : "replaced ") << u.path << " (" << u.cases
+        << " cases from " << cmd.results << ")\n";
+    return kGateOk;
+  } catch (const GateInputError& e) {
+    err << "ampbench baseline: error: " << e.what() << "\n";
+    return kGateUnusable;
+  }
+}
+
+}  // namespace ampbench::gate

@@ -1,0 +1,206 @@
+#include <string>
+
+#include "gate/atomic_file.h"
+#include "gate/format.h"
+#include "gate/report.h"
+
+namespace ampbench::gate {
+
+using nlohmann::json;
+
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto ch = static_cast<unsigned char>(text[i]);
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      case '\t': out += "&#9;"; break;
+      case '\n': out += "&#10;"; break;
+      case '\r': out += "&#13;"; break;
+      default:
+        if (ch < 0x20) {
+          out += '?';  // not representable in XML 1.0, not even as a reference
+        } else if (ch == 0xEF && i + 2 < text.size() && static_cast<unsigned char>(text[i + 1]) == 0xBF &&
+                   (static_cast<unsigned char>(text[i + 2]) & 0xFE) == 0xBE) {
+          out += '?';  // U+FFFE / U+FFFF
+          i += 2;
+        } else {
+          out += static_cast<char>(ch);
+        }
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// Element text keeps real line breaks (only attributes need them escaped).
+std::string xml_text(std::string_view text) {
+  std::string escaped = xml_escape(text);
+  std::string out;
+  for (std::size_t i = 0; i < escaped.size(); ++i) {
+    if (escaped.compare(i, 5, "&#10;") == 0) {
+      out += '\n';
+      i += 4;
+    } else {
+      out += escaped[i];
+    }
+  }
+  return out;
+}
+
+std::string attr(const std::string& name, const std::string& value) {
+  return " " + name + "=\"" + xml_escape(value) + "\"";
+}
+
+std::string property(const std::string& name, const std::string& value) {
+  return "    <property" + attr("name", name) + attr("value", value) + "/>\n";
+}
+
+std::string failure_body(const CheckResult& c) {
+  std::string body = c.detail + "\n";
+  body += "baseline: " + c.baseline + "\ncurrent: " + c.current + "\n";
+  if (c.change) body += "change: " + fmt_percent(c.change) + "\n";
+  if (c.p_value) body += "p-value: " + fmt_p(c.p_value) + "\n";
+  if (c.baseline_median) body += "min effect: " + fmt_percent(c.min_effect).substr(1) + "\n";
+  return body;
+}
+
+std::string text_of(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+}  // namespace
+
+std::string junit_report(const GateReport& r) {
+  std::size_t failures = 0;
+  std::size_t skipped = 0;
+  for (const auto& c : r.checks) {
+    if (c.verdict == Verdict::Regression) ++failures;
+    if (c.verdict == Verdict::Skipped || c.verdict == Verdict::Warning) ++skipped;
+  }
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += "<testsuite" + attr("name", "ampbench gate") + attr("tests", std::to_string(r.checks.size())) +
+         attr("failures", std::to_string(failures)) + attr("errors", "0") + attr("skipped", std::to_string(skipped)) +
+         attr("time", "0") + ">\n";
+  out += "  <properties>\n";
+  out += property("baseline", r.baseline_path);
+  out += property("current", r.current_path);
+  out += property("input", to_string(r.kind));
+  if (!r.suite.empty()) out += property("suite", r.suite);
+  out += property("alpha", fmt_number(r.options.alpha));
+  out += property("min_effect", fmt_number(r.options.min_effect));
+  out += "  </properties>\n";
+  for (const auto& c : r.checks) {
+    out += "  <testcase" + attr("classname", c.id) + attr("name", c.check) + attr("time", "0");
+    switch (c.verdict) {
+      case Verdict::Regression:
+        out += ">\n    <failure" + attr("message", c.label + ": " + c.detail) + attr("type", "regression") + ">" +
+               xml_text(failure_body(c)) + "</failure>\n  </testcase>\n";
+        break;
+      case Verdict::Warning:
+        out += ">\n    <skipped" + attr("message", "warning: " + c.label + ": " + c.detail) + "/>\n  </testcase>\n";
+        break;
+      case Verdict::Skipped:
+        out += ">\n    <skipped" + attr("message", c.label + ": " + c.detail) + "/>\n  </testcase>\n";
+        break;
+      case Verdict::Improvement:
+        out += ">\n    <system-out>" + xml_text(c.label + ": " + c.detail) + "</system-out>\n  </testcase>\n";
+        break;
+      case Verdict::Pass:
+        out += "/>\n";
+        break;
+    }
+  }
+  std::string notes;
+  for (const auto& n : r.notices) notes += n + "\n";
+  notes += summary_line(r) + "\n";
+  out += "  <system-out>" + xml_text(notes) + "</system-out>\n";
+  out += "</testsuite>\n";
+  return out;
+}
+
+std::string junit_error(const std::string& message) {
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite" + attr("name", "ampbench gate") + attr("tests", "1") +
+         attr("failures", "0") + attr("errors", "1") + attr("skipped", "0") + attr("time", "0") + ">\n  <testcase" +
+         attr("classname", "ampbench gate") + attr("name", "input") + attr("time", "0") + ">\n    <error" +
+         attr("message", message) + attr("type", "unusable input") + "/>\n  </testcase>\n</testsuite>\n";
+}
+
+std::string run_junit(const json& results) {
+  const json empty_array = json::array();
+  const json empty_object = json::object();
+  const json& cases = results.is_object() && results.contains("cases") && results["cases"].is_array()
+                          ? results["cases"]
+                          : empty_array;
+  const json& env = results.is_object() && results.contains("env") && results["env"].is_object() ? results["env"]
+                                                                                                  : empty_object;
+  const std::string suite = results.is_object() ? text_of(results.value("suite", json("unknown"))) : "unknown";
+  std::size_t failures = 0;
+  std::size_t errors = 0;
+  std::size_t skipped = 0;
+  std::string body;
+  for (const json& c : cases) {
+    if (!c.is_object()) continue;
+    const std::string id = text_of(c.value("id", json("?")));
+    const std::string status = text_of(c.value("status", json("?")));
+    const std::string expect = text_of(c.value("expect", json("pass")));
+    const json conforms = c.value("conforms", json());
+    const std::string reason = c.contains("reason") && c["reason"].is_string() ? c["reason"].get<std::string>() : "";
+    body += "  <testcase" + attr("classname", id) + attr("name", "conformance") + attr("time", "0");
+    if (status == "skipped") {
+      ++skipped;
+      body += ">\n    <skipped" + attr("message", reason.empty() ? "skipped" : reason) + "/>\n  </testcase>\n";
+    } else if (status == "error") {
+      ++errors;
+      body += ">\n    <error" + attr("message", reason.empty() ? "error" : reason) + attr("type", "error") +
+              "/>\n  </testcase>\n";
+    } else if (!(conforms.is_boolean() && conforms.get<bool>())) {
+      ++failures;
+      std::string detail = "status " + status + ", expected " + expect + "\n";
+      if (!reason.empty()) detail += "reason: " + reason + "\n";
+      if (c.contains("check") && c["check"].is_object()) {
+        const json& chk = c["check"];
+        if (chk.contains("failures") && chk["failures"].is_array()) {
+          for (const json& f : chk["failures"]) detail += "failure: " + text_of(f) + "\n";
+        }
+        for (const char* key : {"metrics", "tolerances"}) {
+          if (chk.contains(key) && chk[key].is_object()) {
+            for (const auto& [k, v] : chk[key].items()) detail += std::string(key) + "." + k + ": " + text_of(v) + "\n";
+          }
+        }
+        if (chk.contains("first_crossing_step") && !chk["first_crossing_step"].is_null()) {
+          detail += "first_crossing_step: " + text_of(chk["first_crossing_step"]) + "\n";
+        }
+      }
+      const std::string message = "does not conform: status " + status + ", expected " + expect +
+                                  (reason.empty() ? "" : ": " + reason);
+      body += ">\n    <failure" + attr("message", message) + attr("type", "nonconformance") + ">" + xml_text(detail) +
+              "</failure>\n  </testcase>\n";
+    } else {
+      body += "/>\n";
+    }
+  }
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  std::size_t tests = 0;
+  for (const json& c : cases) tests += c.is_object() ? 1 : 0;
+  out += "<testsuite" + attr("name", "ampbench run: " + suite) + attr("tests", std::to_string(tests)) +
+         attr("failures", std::to_string(failures)) + attr("errors", std::to_string(errors)) +
+         attr("skipped", std::to_string(skipped)) + attr("time", "0") + ">\n";
+  out += "  <properties>\n";
+  out += property("suite", suite);
+  for (const char* key : {"device", "gpu_name", "cpu_model", "libtorch_version", "cuda_runtime", "git_commit"}) {
+    if (env.contains(key)) out += property(key, text_of(env[key]));
+  }
+  out += "  </properties>\n";
+  out += body;
+  out += "</testsuite>\n";
+  return out;
+}
+
+void write_run_junit(const json& results, const std::string& path) { write_file_atomic(path, run_junit(results)); }
+
+}  // namespace ampbench::gate

@@ -1,0 +1,23 @@
+#pragma once
+
+#include <torch/nn/cloneable.h>
+#include <torch/nn/modules/linear.h>
+
+#include "suite/case_spec.h"
+
+namespace ampbench {
+
+// Linear/ReLU x2 + classifier head: matmul-bound, the case autocast helps most.
+class MlpImpl : public torch::nn::Cloneable<MlpImpl> {
+ public:
+  explicit MlpImpl(const ModelSizes& sizes) : sizes_(sizes) { reset(); }
+  void reset() override;
+  at::Tensor forward(const at::Tensor& x);
+
+ private:
+  ModelSizes sizes_;
+  torch::nn::Linear fc1_{nullptr}, fc2_{nullptr}, head_{nullptr};
+};
+TORCH_MODULE(Mlp);
+
+}  // namespace ampbench

@@ -1,0 +1,31 @@
+// Models: MLP, small CNN, small Transformer encoder block; built from a
+// case's sizes and seed. A Model is a module plus its forward, so workloads
+// need not know which family they train.
+#pragma once
+
+#include <torch/nn/module.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "suite/case_spec.h"
+
+namespace ampbench {
+
+struct Model {
+  std::string family;  // mlp | cnn | transformer
+  std::shared_ptr<torch::nn::Module> module;
+  std::function<at::Tensor(const at::Tensor&)> forward;
+
+  at::Tensor operator()(const at::Tensor& x) const { return forward(x); }
+  std::vector<at::Tensor> parameters() const { return module->parameters(); }
+};
+
+// Builds `family` with deterministic weights drawn from `seed`, on `device`.
+Model make_model(const std::string& family, const ModelSizes& sizes, std::uint64_t seed, const c10::Device& device);
+
+// The shape of one input sample (without the batch dimension).
+std::vector<int64_t> input_shape(const std::string& family, const ModelSizes& sizes);
+
+}  // namespace ampbench

@@ -1,0 +1,61 @@
+// CaseRecord: what running one case produced. Plain data (no tensors), so
+// checking, writing, gating and reporting never need LibTorch state.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "suite/case_spec.h"
+
+namespace ampbench {
+
+struct ThroughputRecord {
+  InputMode input = InputMode::kCached;
+  int warmup_steps = 0;
+  int measured_steps = 0;
+  std::vector<double> samples_per_s;  // one per repetition
+  std::optional<int64_t> peak_memory_bytes;
+  std::string peak_memory_kind;  // "cuda_allocator_peak" | "process_max_rss"
+};
+
+// Distributed throughput (results' "ddp" block): per-rank samples/s, their
+// sum, and efficiency against replicas x one replica alone.
+struct ScalingRecord {
+  std::vector<double> per_rank_samples_per_s;
+  double aggregate_samples_per_s = 0;
+  double scaling_efficiency = 0;
+  int replicas = 1;
+  double one_replica_samples_per_s = 0;
+  std::string backend;  // "gloo", "nccl+gloo", "threads" (DataParallel)
+};
+
+enum class RunStatus { kRan, kSkipped, kError };
+
+struct CaseRecord {
+  CaseSpec spec;
+  RunStatus status = RunStatus::kRan;
+  std::string reason;  // why skipped / the error
+
+  // Per optimizer step.
+  std::vector<double> loss;
+  std::vector<double> scale;  // scaler.get_scale() after update (1.0 without)
+  std::vector<bool> skipped;
+
+  // Flattened final state, kept in memory for the checker (not serialized).
+  std::vector<float> initial_params;
+  std::vector<float> final_params;
+  std::vector<float> optimizer_state;
+  int64_t nonfinite_values = 0;  // in final parameters
+
+  // fp32 baselines: the deviation of an identical second run (noise floor).
+  std::optional<double> noise_loss_rel;
+  std::optional<double> noise_param_rel;
+
+  std::optional<ThroughputRecord> throughput;
+  std::optional<ScalingRecord> ddp;  // dataparallel and ddp cases
+  double wall_seconds = 0;
+};
+
+}  // namespace ampbench

@@ -1,0 +1,239 @@
+#include "runner/runner.h"
+
+#include <ATen/ops/cat.h>
+#include <ATen/ops/isfinite.h>
+#include <ATen/ops/stack.h>
+#include <torch/cuda.h>
+#include <torch/optim/adamw.h>
+#include <torch/optim/sgd.h>
+
+#include <chrono>
+#include <cmath>
+#include <optional>
+
+#include "data/synthetic_data.h"
+#include "distributed/scaling.h"
+#include "dump/case_dump.h"
+#include "runner/timer.h"
+#include "workloads/workload.h"
+
+#ifdef AMPBENCH_HAVE_CUDA
+#include <ATen/cuda/CUDAContext.h>
+#endif
+
+namespace ampbench {
+namespace {
+
+std::vector<float> flatten(const std::vector<at::Tensor>& tensors) {
+  if (tensors.empty()) return {};
+  std::vector<at::Tensor> flat;
+  for (const at::Tensor& t : tensors) flat.push_back(t.detach().to(at::kCPU, at::kFloat).reshape(-1));
+  const at::Tensor all = at::cat(flat).contiguous();
+  return std::vector<float>(all.data_ptr<float>(), all.data_ptr<float>() + all.numel());
+}
+
+// Momentum buffers (SGD) or first and second moments (AdamW), in parameter
+// order, so two runs' optimizer states can be compared element by element.
+std::vector<at::Tensor> optimizer_state_tensors(const TrainingState& s) {
+  std::vector<at::Tensor> out;
+  for (const auto& opt : s.optimizers) {
+    for (const auto& group : opt->param_groups()) {
+      for (const at::Tensor& p : group.params()) {
+        const auto it = opt->state().find(p.unsafeGetTensorImpl());
+        if (it == opt->state().end()) continue;
+        if (auto* sgd = dynamic_cast<torch::optim::SGDParamState*>(it->second.get())) {
+          if (sgd->momentum_buffer().defined()) out.push_back(sgd->momentum_buffer());
+        } else if (auto* adamw = dynamic_cast<torch::optim::AdamWParamState*>(it->second.get())) {
+          out.push_back(adamw->exp_avg());
+          out.push_back(adamw->exp_avg_sq());
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<Batch> micro_batches(const SyntheticData& data, int count, int& cursor, bool cached) {
+  std::vector<Batch> batches;
+  for (int i = 0; i < count; ++i) batches.push_back(cached ? data.cached() : data.host_to_device(cursor++));
+  return batches;
+}
+
+DataOptions data_options(const CaseSpec& spec) {
+  DataOptions d;
+  d.model = spec.model;
+  d.sizes = spec.sizes;
+  d.seed = spec.seed + 1000;  // independent of the weight seed
+  // DataParallel: one process scatters the whole batch; DDP: each rank reads
+  // its own shard of it.
+  if (spec.workload == "dataparallel") d.sizes.batch *= spec.world_size;
+  if (spec.workload == "ddp") {
+    d.rank = spec.rank;
+    d.world_size = spec.world_size;
+  }
+  return d;
+}
+
+NamedTensors named_state(const Model& model) {
+  NamedTensors out;
+  for (const auto& item : model.module->named_parameters()) out.emplace_back(item.key(), item.value().detach().cpu().clone());
+  for (const auto& item : model.module->named_buffers()) out.emplace_back(item.key(), item.value().detach().cpu().clone());
+  return out;
+}
+
+// The conformance run: fresh weights, spec.steps optimizer steps; optionally
+// dumped for the Python reference.
+void train_recorded(const CaseSpec& spec, const c10::Device& device, CaseRecord& rec,
+                    const std::string& dump_dir = "") {
+  auto state = make_training_state(spec, device);
+  TrainingState& s = *state;
+  const Workload& workload = find_workload(spec.workload);
+  const SyntheticData data(data_options(spec), device);
+  rec.initial_params = flatten(s.parameters());
+
+  std::optional<CaseDump> dump;
+  if (!dump_dir.empty()) {
+    dump.emplace(CaseDump{rec, {}, {}, {}, {}});
+    for (const Model& m : s.models) dump->initial_state.push_back(named_state(m));
+  }
+
+  std::vector<at::Tensor> losses;
+  int cursor = 0;
+  for (int step = 0; step < spec.steps; ++step) {
+    s.step_index = step;
+    apply_lr_schedule(s);
+    const std::vector<Batch> batches = micro_batches(data, workload.micro_batches(spec), cursor, false);
+    if (dump) dump->batches.insert(dump->batches.end(), batches.begin(), batches.end());
+    const StepOutcome outcome = workload.step(s, batches);
+    losses.push_back(outcome.loss.to(at::kFloat));
+    rec.skipped.push_back(outcome.skipped);
+    rec.scale.push_back(s.scaler.get_scale());
+  }
+  const at::Tensor all = at::stack(losses).to(at::kCPU, at::kDouble);
+  rec.loss.assign(all.data_ptr<double>(), all.data_ptr<double>() + all.numel());
+
+  const std::vector<at::Tensor> params = s.parameters();
+  rec.final_params = flatten(params);
+  rec.optimizer_state = flatten(optimizer_state_tensors(s));
+  for (const at::Tensor& p : params) rec.nonfinite_values += (~at::isfinite(p.detach())).sum().item<int64_t>();
+  if (dump) {
+    for (const Model& m : s.models) dump->final_state.push_back(named_state(m));
+    for (const at::Tensor& t : optimizer_state_tensors(s)) dump->optimizer_state.push_back(t.detach().cpu());
+    write_case_dump(dump_dir, *dump);
+  }
+}
+
+double rel_l2(const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& origin) {
+  double diff = 0, scale = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    diff += std::pow(static_cast<double>(a[i]) - b[i], 2);
+    const double o = origin.empty() ? 0.0 : origin[i];
+    scale += std::pow(static_cast<double>(b[i]) - o, 2);
+  }
+  return scale > 0 ? std::sqrt(diff / scale) : std::sqrt(diff);
+}
+
+// fp32 run-to-run noise: an identical second run, compared with the first.
+void measure_noise(const CaseSpec& spec, const c10::Device& device, CaseRecord& rec) {
+  CaseRecord again;
+  train_recorded(spec, device, again);
+  double worst = 0;
+  for (size_t i = 0; i < rec.loss.size(); ++i)
+    worst = std::max(worst, std::abs(again.loss[i] - rec.loss[i]) / std::max(std::abs(rec.loss[i]), 1e-30));
+  rec.noise_loss_rel = worst;
+  rec.noise_param_rel = rel_l2(again.final_params, rec.final_params, rec.initial_params);
+}
+
+void spin_for(double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+}  // namespace
+
+ThroughputRecord measure_throughput(const CaseSpec& spec, const c10::Device& device, double slowdown) {
+  const ThroughputSettings& t = spec.throughput;
+  auto state = make_training_state(spec, device);
+  TrainingState& s = *state;
+  s.step_index = spec.steps;  // past any injected inf
+  const Workload& workload = find_workload(spec.workload);
+  const SyntheticData data(data_options(spec), device);
+  const bool cached = t.input == InputMode::kCached;
+  const int micro = workload.micro_batches(spec);
+  int cursor = 0;
+  auto one_step = [&] { workload.step(s, micro_batches(data, micro, cursor, cached)); };
+
+  for (int i = 0; i < t.warmup_steps; ++i) one_step();
+  reset_peak_memory(device);
+  ThroughputRecord rec;
+  rec.input = t.input;
+  rec.warmup_steps = t.warmup_steps;
+  rec.measured_steps = t.measured_steps;
+  DeviceTimer timer(device), step_timer(device);
+  for (int r = 0; r < t.repetitions; ++r) {
+    timer.start();
+    for (int i = 0; i < t.measured_steps; ++i) {
+      if (slowdown > 0) step_timer.start();
+      one_step();
+      if (slowdown > 0) spin_for(slowdown * step_timer.stop());
+    }
+    const double seconds = timer.stop();
+    rec.samples_per_s.push_back(static_cast<double>(t.measured_steps) * spec.effective_batch() / seconds);
+  }
+  rec.peak_memory_bytes = peak_memory_bytes(device);
+  rec.peak_memory_kind = device.is_cuda() ? "cuda_allocator_peak" : "process_max_rss";
+  return rec;
+}
+
+std::string skip_reason(const CaseSpec& spec) {
+  if (spec.device == "cuda") {
+    if (!torch::cuda::is_available()) return "no CUDA device is available";
+#ifdef AMPBENCH_HAVE_CUDA
+    const auto* props = at::cuda::getDeviceProperties(0);
+    const int cc = props->major * 10 + props->minor;
+    const std::string name = props->name;
+    if (spec.precision.precision() == Precision::kBf16 && cc < 80)
+      return "bf16 needs compute capability 8.0 or newer; " + name + " has " + std::to_string(cc / 10) + "." +
+             std::to_string(cc % 10);
+    if (spec.precision.precision() == Precision::kFp16 && cc < 70)
+      return "fp16 tensor cores need compute capability 7.0 or newer; " + name + " has " +
+             std::to_string(cc / 10) + "." + std::to_string(cc % 10);
+#else
+    return "this build of ampbench has no CUDA support";
+#endif
+  }
+  return "";
+}
+
+CaseRecord Runner::run(const CaseSpec& spec) const {
+  CaseRecord rec;
+  rec.spec = spec;
+  const auto began = std::chrono::steady_clock::now();
+  rec.reason = skip_reason(spec);
+  if (rec.reason.empty() && options_.skip_here) rec.reason = options_.skip_here(spec);
+  if (!rec.reason.empty()) {
+    rec.status = RunStatus::kSkipped;
+    if (options_.after_case) options_.after_case(spec);
+    return rec;
+  }
+  try {
+    const c10::Device device(spec.device == "cuda" ? c10::kCUDA : c10::kCPU,
+                             spec.device == "cuda" ? static_cast<c10::DeviceIndex>(spec.device_index) : -1);
+    train_recorded(spec, device, rec, options_.dump_dir);
+    if (spec.is_baseline() && spec.skip_steps.empty()) measure_noise(spec, device, rec);
+    if (options_.measure_throughput && spec.throughput.enabled) {
+      rec.throughput = measure_throughput(spec, device, options_.inject_slowdown);
+      if (distributed::is_distributed_workload(spec.workload))
+        rec.ddp = distributed::measure_scaling(spec, device, *rec.throughput);
+    }
+  } catch (const std::exception& e) {
+    rec.status = RunStatus::kError;
+    rec.reason = e.what();
+  }
+  rec.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  if (options_.after_case) options_.after_case(spec);
+  return rec;
+}
+
+}  // namespace ampbench

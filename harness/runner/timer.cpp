@@ -1,0 +1,52 @@
+#include "runner/timer.h"
+
+#include <sys/resource.h>
+
+#ifdef AMPBENCH_HAVE_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
+#endif
+
+namespace ampbench {
+
+void synchronize(const c10::Device& device) {
+#ifdef AMPBENCH_HAVE_CUDA
+  if (device.is_cuda()) c10::cuda::device_synchronize();
+#else
+  (void)device;
+#endif
+}
+
+void DeviceTimer::start() {
+  synchronize(device_);
+  begin_ = std::chrono::steady_clock::now();
+}
+
+double DeviceTimer::stop() {
+  synchronize(device_);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_).count();
+}
+
+void reset_peak_memory(const c10::Device& device) {
+#ifdef AMPBENCH_HAVE_CUDA
+  if (device.is_cuda()) c10::cuda::CUDACachingAllocator::resetPeakStats(device.index() < 0 ? 0 : device.index());
+#else
+  (void)device;
+#endif
+}
+
+int64_t peak_memory_bytes(const c10::Device& device) {
+#ifdef AMPBENCH_HAVE_CUDA
+  if (device.is_cuda()) {
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index() < 0 ? 0 : device.index());
+    return stats.allocated_bytes[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)].peak;
+  }
+#else
+  (void)device;
+#endif
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<int64_t>(usage.ru_maxrss) * 1024;
+}
+
+}  // namespace ampbench

@@ -1,0 +1,37 @@
+// DeviceTimer: the one place that knows how to time on each device. GPU work
+// is asynchronous, so the clock is only read after the device has finished
+// (otherwise a one-second step can read as zero).
+#pragma once
+
+#include <c10/core/Device.h>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+
+namespace ampbench {
+
+class DeviceTimer {
+ public:
+  explicit DeviceTimer(const c10::Device& device) : device_(device) {}
+
+  void start();
+  // Seconds since start(), after synchronizing the device.
+  double stop();
+
+ private:
+  c10::Device device_;
+  std::chrono::steady_clock::time_point begin_;
+};
+
+// Blocks until all queued work on `device` has finished (no-op on CPU).
+void synchronize(const c10::Device& device);
+
+// Resets the device's peak-memory counter (CUDA only).
+void reset_peak_memory(const c10::Device& device);
+
+// Peak memory since the last reset: the CUDA caching allocator's peak on
+// CUDA, the process's max RSS on CPU.
+int64_t peak_memory_bytes(const c10::Device& device);
+
+}  // namespace ampbench

@@ -1,0 +1,104 @@
+// CaseSpec: everything needed to run one case, fully resolved from a suite
+// file. Plain data; no LibTorch state.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/precision.h"
+
+namespace ampbench {
+
+// Sizes of every model family; a case uses the ones of its model.
+struct ModelSizes {
+  int batch = 32;        // samples per micro-batch (per rank)
+  int in_features = 64;  // mlp input width
+  int hidden = 128;      // mlp hidden width
+  int classes = 16;
+  int channels = 16;     // cnn channels
+  int image = 16;        // cnn input height = width
+  int seq = 16;          // transformer sequence length
+  int d_model = 64;
+  int heads = 4;
+  int ffn = 128;
+};
+
+struct ScalerSettings {
+  double init_scale = 65536.0;
+  double growth_factor = 2.0;
+  double backoff_factor = 0.5;
+  int growth_interval = 2000;
+};
+
+// Tolerances as declared in a suite: multiples of the precision's unit
+// roundoff, widened to noise_factor x the measured fp32 run-to-run noise when
+// that is larger. The checker resolves them to numbers.
+struct ToleranceRule {
+  double loss_rel_units = 16;          // per-step |loss - fp32| / |fp32|
+  double param_rel_units = 64;         // ||p - p32|| / ||p32 - p_init||
+  double optimizer_state_rel_units = 64;
+  double final_loss_ratio_units = 16;  // |final/final32 - 1|
+  int max_extra_skipped_steps = 2;     // skipped steps beyond the baseline's
+  double noise_factor = 10;
+};
+
+enum class InputMode { kCached, kHost };
+
+struct ThroughputSettings {
+  bool enabled = true;
+  int warmup_steps = 2;
+  int measured_steps = 5;
+  int repetitions = 3;
+  InputMode input = InputMode::kCached;
+};
+
+enum class Expect { kPass, kFail };
+
+struct CaseSpec {
+  std::string id;
+  std::string workload;             // plain, clip_norm, clip_value, accumulation, penalty, multi,
+                                    // dataparallel, ddp
+  std::string variant = "correct";  // or a negative-control name
+  std::string model;                // mlp, cnn, transformer
+  std::string optimizer;            // sgd, adamw
+  std::string tag;                  // names non-default settings ("" for none)
+  PrecisionPolicy precision{Precision::kFp32};
+  bool scaler_enabled = false;
+  std::string device = "cpu";
+  int world_size = 1;  // dataparallel: replicas; ddp: ranks (set from the launch at run time)
+  int rank = 0;        // ddp: this process's rank (set at run time, never by a suite file)
+  int device_index = 0;  // CUDA device of this process (LOCAL_RANK for ddp; set at run time)
+
+  int steps = 10;
+  std::uint64_t seed = 1;
+  double lr = 0.05;
+  bool cosine_schedule = false;
+  ModelSizes sizes;
+  int iters_to_accumulate = 2;
+  double max_norm = 1.0;
+  double clip_value = 0.05;
+  double loss_multiplier = 1.0;  // < 1 makes gradients underflow float16
+  int inject_inf_step = -1;      // optimizer step whose gradients get an inf
+  // Optimizer steps a scaler-less run skips on purpose: the fp32 reference
+  // re-run to skip exactly where a fp16 case's scaler skipped (set by the
+  // suite runner, never by a suite file).
+  std::vector<int> skip_steps;
+  ScalerSettings scaler;
+
+  Expect expect = Expect::kPass;
+  ToleranceRule tolerance;
+  ThroughputSettings throughput;
+  std::string baseline_id;  // "" for fp32 baselines
+
+  bool is_baseline() const { return baseline_id.empty(); }
+  // Samples per optimizer step.
+  int effective_batch() const {
+    return sizes.batch * (workload == "accumulation" ? iters_to_accumulate : 1) * world_size;
+  }
+};
+
+std::string to_string(Expect expect);
+std::string to_string(InputMode mode);
+
+}  // namespace ampbench

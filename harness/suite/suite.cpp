@@ -1,0 +1,514 @@
+#include "suite/suite.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace ampbench {
+
+using nlohmann::json;
+
+const std::vector<std::string>& known_workloads() {
+  static const std::vector<std::string> names = {"plain", "clip_norm", "clip_value", "accumulation",
+                                                 "penalty", "multi", "dataparallel", "ddp"};
+  return names;
+}
+
+// Negative controls: each is one mistake from MISSION.md, written next to the
+// correct workload it breaks.
+const std::vector<std::string>& known_variants(const std::string& workload) {
+  static const std::map<std::string, std::vector<std::string>> variants = {
+      {"plain", {"correct", "no_scaler", "fresh_scaler_each_step"}},
+      {"clip_norm", {"correct", "clip_before_unscale"}},
+      {"clip_value", {"correct", "clip_before_unscale"}},
+      {"accumulation", {"correct", "step_every_microbatch"}},
+      {"penalty", {"correct", "penalty_from_scaled_grads"}},
+      {"multi", {"correct", "update_per_optimizer"}},
+  };
+  static const std::vector<std::string> none = {"correct"};
+  const auto it = variants.find(workload);
+  return it == variants.end() ? none : it->second;
+}
+
+const std::vector<std::string>& known_models() {
+  static const std::vector<std::string> names = {"mlp", "cnn", "transformer"};
+  return names;
+}
+
+const std::vector<std::string>& known_optimizers() {
+  static const std::vector<std::string> names = {"sgd", "adamw"};
+  return names;
+}
+
+std::string make_case_id(const CaseSpec& spec) {
+  std::string id = spec.workload;
+  if (spec.variant != "correct") id += "+" + spec.variant;
+  id += "/" + spec.model + "/" + spec.precision.name();
+  // fp32 with a scaler is the exact-scaling check, distinct from its baseline.
+  if (spec.scaler_enabled && !spec.precision.needs_scaler()) id += "+scaler";
+  id += "/" + spec.optimizer;
+  if (!spec.tag.empty()) id += "@" + spec.tag;
+  return id;
+}
+
+namespace {
+
+bool contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// Reads typed fields from a JSON object, naming file and field in errors and
+// rejecting keys it was not asked about (a typo must not be silently ignored).
+class Reader {
+ public:
+  Reader(const json& node, std::string file, std::string where)
+      : node_(node), file_(std::move(file)), where_(std::move(where)) {
+    if (!node_.is_object()) fail("", "expected an object");
+  }
+
+  [[noreturn]] void fail(const std::string& key, const std::string& reason) const {
+    throw SuiteError(file_ + ": " + field(key) + ": " + reason);
+  }
+
+  std::string field(const std::string& key) const {
+    if (key.empty()) return where_.empty() ? "(top level)" : where_;
+    return where_.empty() ? key : where_ + "." + key;
+  }
+
+  bool has(const std::string& key) {
+    seen_.insert(key);
+    return node_.contains(key);
+  }
+
+  template <typename T>
+  T get(const std::string& key, const T& fallback) {
+    if (!has(key)) return fallback;
+    return convert<T>(key);
+  }
+
+  template <typename T>
+  T require(const std::string& key) {
+    if (!has(key)) fail(key, "missing required field");
+    return convert<T>(key);
+  }
+
+  Reader child(const std::string& key) {
+    seen_.insert(key);
+    static const json empty = json::object();
+    return Reader(node_.contains(key) ? node_.at(key) : empty, file_, field(key));
+  }
+
+  const json& raw(const std::string& key) {
+    seen_.insert(key);
+    return node_.at(key);
+  }
+
+  void reject_unknown_keys() const {
+    for (const auto& [key, value] : node_.items()) {
+      if (!seen_.count(key)) fail(key, "unknown field");
+    }
+  }
+
+  std::vector<std::string> keys() const {
+    std::vector<std::string> out;
+    for (const auto& [key, value] : node_.items()) out.push_back(key);
+    return out;
+  }
+
+ private:
+  template <typename T>
+  T convert(const std::string& key) const {
+    const json& value = node_.at(key);
+    if constexpr (std::is_same_v<T, bool>) {
+      if (!value.is_boolean()) fail(key, "expected true or false, got " + value.dump());
+    } else if constexpr (std::is_integral_v<T>) {
+      if (!value.is_number_integer()) fail(key, "expected an integer, got " + value.dump());
+    } else if constexpr (std::is_floating_point_v<T>) {
+      if (!value.is_number()) fail(key, "expected a number, got " + value.dump());
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      if (!value.is_string()) fail(key, "expected a string, got " + value.dump());
+    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+      if (!value.is_array() || !std::all_of(value.begin(), value.end(), [](const json& v) { return v.is_string(); }))
+        fail(key, "expected a list of strings, got " + value.dump());
+    }
+    return value.get<T>();
+  }
+
+  const json& node_;
+  std::string file_;
+  std::string where_;
+  std::set<std::string> seen_;
+};
+
+void require_positive(Reader& r, const std::string& key, double value) {
+  if (!(value > 0)) r.fail(key, "must be positive, got " + std::to_string(value));
+}
+
+void require_known(Reader& r, const std::string& key, const std::string& value,
+                   const std::vector<std::string>& known, const std::string& what) {
+  if (!contains(known, value)) r.fail(key, "unknown " + what + " '" + value + "' (known: " + join(known) + ")");
+}
+
+ScalerSettings read_scaler(Reader r, ScalerSettings s) {
+  s.init_scale = r.get("init_scale", s.init_scale);
+  s.growth_factor = r.get("growth_factor", s.growth_factor);
+  s.backoff_factor = r.get("backoff_factor", s.backoff_factor);
+  s.growth_interval = r.get("growth_interval", s.growth_interval);
+  require_positive(r, "init_scale", s.init_scale);
+  if (!(s.growth_factor > 1)) r.fail("growth_factor", "must be > 1");
+  if (!(s.backoff_factor > 0 && s.backoff_factor < 1)) r.fail("backoff_factor", "must be in (0, 1)");
+  require_positive(r, "growth_interval", s.growth_interval);
+  r.reject_unknown_keys();
+  return s;
+}
+
+// Per-case training settings that a suite's "defaults" sets and a case may
+// override.
+struct TrainingSettings {
+  int steps = 10;
+  std::uint64_t seed = 1;
+  std::map<std::string, double> lr = {{"sgd", 0.05}, {"adamw", 0.003}};
+  bool cosine_schedule = false;
+  int iters_to_accumulate = 2;
+  double max_norm = 1.0;
+  double clip_value = 0.05;
+  double loss_multiplier = 1.0;
+  int inject_inf_step = -1;
+  int world_size = 1;  // dataparallel replicas (ddp takes the launch's world size)
+  ScalerSettings scaler;
+};
+
+const std::vector<std::string> kSettingKeys = {"steps", "seed", "lr", "cosine_schedule", "iters_to_accumulate",
+                                               "max_norm", "clip_value", "loss_multiplier", "inject_inf_step",
+                                               "world_size", "scaler"};
+
+TrainingSettings read_settings(Reader& r, TrainingSettings s) {
+  s.steps = r.get("steps", s.steps);
+  require_positive(r, "steps", s.steps);
+  s.seed = r.get<std::uint64_t>("seed", s.seed);
+  if (r.has("lr")) {
+    const json& lr = r.raw("lr");
+    if (lr.is_number()) {
+      for (auto& [opt, value] : s.lr) value = lr.get<double>();
+    } else {
+      Reader lr_reader = r.child("lr");
+      for (const auto& opt : known_optimizers()) s.lr[opt] = lr_reader.get(opt, s.lr[opt]);
+      lr_reader.reject_unknown_keys();
+    }
+    for (const auto& [opt, value] : s.lr) require_positive(r, "lr", value);
+  }
+  s.cosine_schedule = r.get("cosine_schedule", s.cosine_schedule);
+  s.iters_to_accumulate = r.get("iters_to_accumulate", s.iters_to_accumulate);
+  require_positive(r, "iters_to_accumulate", s.iters_to_accumulate);
+  s.max_norm = r.get("max_norm", s.max_norm);
+  require_positive(r, "max_norm", s.max_norm);
+  s.clip_value = r.get("clip_value", s.clip_value);
+  require_positive(r, "clip_value", s.clip_value);
+  s.loss_multiplier = r.get("loss_multiplier", s.loss_multiplier);
+  require_positive(r, "loss_multiplier", s.loss_multiplier);
+  s.inject_inf_step = r.get("inject_inf_step", s.inject_inf_step);
+  if (s.inject_inf_step >= s.steps) r.fail("inject_inf_step", "must be below steps (" + std::to_string(s.steps) + ")");
+  s.world_size = r.get("world_size", s.world_size);
+  require_positive(r, "world_size", s.world_size);
+  if (r.has("scaler")) s.scaler = read_scaler(r.child("scaler"), s.scaler);
+  return s;
+}
+
+ModelSizes read_sizes(Reader r, const std::string& model) {
+  ModelSizes s;
+  s.batch = r.require<int>("batch");
+  s.classes = r.require<int>("classes");
+  if (model == "mlp") {
+    s.in_features = r.require<int>("in_features");
+    s.hidden = r.require<int>("hidden");
+  } else if (model == "cnn") {
+    s.channels = r.require<int>("channels");
+    s.image = r.require<int>("image");
+  } else {
+    s.seq = r.require<int>("seq");
+    s.d_model = r.require<int>("d_model");
+    s.heads = r.require<int>("heads");
+    s.ffn = r.require<int>("ffn");
+    if (s.heads <= 0 || s.d_model % s.heads != 0) r.fail("heads", "must divide d_model");
+  }
+  r.reject_unknown_keys();
+  for (int v : {s.batch, s.classes, s.in_features, s.hidden, s.channels, s.image, s.seq, s.d_model, s.heads, s.ffn})
+    if (v <= 0) r.fail("", "sizes must be positive");
+  return s;
+}
+
+struct ToleranceTable {
+  std::map<std::string, ToleranceRule> by_precision;
+};
+
+ToleranceRule read_rule(Reader r, ToleranceRule rule, double noise_factor) {
+  rule.loss_rel_units = r.get("loss_rel_units", rule.loss_rel_units);
+  rule.param_rel_units = r.get("param_rel_units", rule.param_rel_units);
+  rule.optimizer_state_rel_units = r.get("optimizer_state_rel_units", rule.optimizer_state_rel_units);
+  rule.final_loss_ratio_units = r.get("final_loss_ratio_units", rule.final_loss_ratio_units);
+  rule.max_extra_skipped_steps = r.get("max_extra_skipped_steps", rule.max_extra_skipped_steps);
+  rule.noise_factor = noise_factor;
+  r.reject_unknown_keys();
+  return rule;
+}
+
+ToleranceTable read_tolerances(Reader r) {
+  ToleranceTable table;
+  const double noise_factor = r.get("noise_factor", 10.0);
+  for (const char* precision : {"fp32", "fp16", "bf16"}) {
+    if (!r.has(precision)) r.fail(precision, "missing required field (tolerances are declared per precision)");
+    table.by_precision[precision] = read_rule(r.child(precision), ToleranceRule{}, noise_factor);
+  }
+  r.reject_unknown_keys();
+  return table;
+}
+
+ThroughputSettings read_throughput(Reader r) {
+  ThroughputSettings t;
+  t.enabled = r.get("enabled", t.enabled);
+  t.warmup_steps = r.get("warmup_steps", t.warmup_steps);
+  t.measured_steps = r.get("measured_steps", t.measured_steps);
+  t.repetitions = r.get("repetitions", t.repetitions);
+  if (t.warmup_steps < 0) r.fail("warmup_steps", "must be >= 0");
+  require_positive(r, "measured_steps", t.measured_steps);
+  require_positive(r, "repetitions", t.repetitions);
+  const std::string input = r.get<std::string>("input", "cached");
+  if (input == "cached") {
+    t.input = InputMode::kCached;
+  } else if (input == "host") {
+    t.input = InputMode::kHost;
+  } else {
+    r.fail("input", "expected \"cached\" or \"host\", got \"" + input + "\"");
+  }
+  r.reject_unknown_keys();
+  return t;
+}
+
+struct SuiteContext {
+  std::string file;
+  std::string device;
+  TrainingSettings defaults;
+  std::map<std::string, ModelSizes> models;
+  ToleranceTable tolerances;
+  ThroughputSettings throughput;
+};
+
+CaseSpec make_case(const SuiteContext& ctx, const std::string& workload, const std::string& model,
+                   const std::string& precision, const std::string& optimizer, const TrainingSettings& s) {
+  CaseSpec c;
+  c.workload = workload;
+  c.model = model;
+  c.precision = PrecisionPolicy::parse(precision);
+  c.scaler_enabled = c.precision.needs_scaler();
+  c.optimizer = optimizer;
+  c.device = ctx.device;
+  c.steps = s.steps;
+  c.seed = s.seed;
+  c.lr = s.lr.at(optimizer);
+  c.cosine_schedule = s.cosine_schedule;
+  c.sizes = ctx.models.at(model);
+  c.iters_to_accumulate = s.iters_to_accumulate;
+  c.max_norm = s.max_norm;
+  c.clip_value = s.clip_value;
+  c.loss_multiplier = s.loss_multiplier;
+  c.inject_inf_step = s.inject_inf_step;
+  c.world_size = workload == "dataparallel" ? s.world_size : 1;
+  c.scaler = s.scaler;
+  c.tolerance = ctx.tolerances.by_precision.at(precision);
+  c.throughput = ctx.throughput;
+  return c;
+}
+
+CaseSpec read_explicit_case(const SuiteContext& ctx, Reader r) {
+  const auto workload = r.require<std::string>("workload");
+  require_known(r, "workload", workload, known_workloads(), "workload");
+  const auto model = r.require<std::string>("model");
+  require_known(r, "model", model, known_models(), "model");
+  if (!ctx.models.count(model)) r.fail("model", "model '" + model + "' has no sizes in \"models\"");
+  const auto precision = r.require<std::string>("precision");
+  try {
+    PrecisionPolicy::parse(precision);
+  } catch (const std::invalid_argument& e) {
+    r.fail("precision", e.what());
+  }
+  const auto optimizer = r.require<std::string>("optimizer");
+  require_known(r, "optimizer", optimizer, known_optimizers(), "optimizer");
+
+  TrainingSettings settings = read_settings(r, ctx.defaults);
+  CaseSpec c = make_case(ctx, workload, model, precision, optimizer, settings);
+  c.variant = r.get<std::string>("variant", "correct");
+  require_known(r, "variant", c.variant, known_variants(workload), "variant of " + workload);
+  c.tag = r.get<std::string>("tag", "");
+  bool overrides = false;
+  for (const auto& key : kSettingKeys) overrides = overrides || r.has(key);
+  if (overrides && c.tag.empty()) r.fail("tag", "a case that overrides settings needs a \"tag\" naming them");
+
+  c.scaler_enabled = r.get("scaler_enabled", c.precision.needs_scaler());
+  if (c.variant == "no_scaler") c.scaler_enabled = false;
+  if (c.scaler_enabled && !c.precision.allows_scaler()) {
+    r.fail("scaler_enabled",
+           "bf16 with a GradScaler is a configuration mistake: bfloat16 has float32's exponent range, "
+           "so loss scaling is unneeded; remove the scaler or use fp16");
+  }
+  const auto expect = r.get<std::string>("expect", "pass");
+  if (expect != "pass" && expect != "fail") r.fail("expect", "expected \"pass\" or \"fail\", got \"" + expect + "\"");
+  c.expect = expect == "fail" ? Expect::kFail : Expect::kPass;
+  if (c.variant != "correct" && c.expect != Expect::kFail)
+    r.fail("expect", "negative control '" + c.variant + "' must declare \"expect\": \"fail\"");
+  c.throughput.enabled = c.throughput.enabled && c.expect == Expect::kPass;
+  r.reject_unknown_keys();
+  return c;
+}
+
+// The fp32 run every other case is compared with: same workload, model,
+// optimizer, settings and data; correct procedure; no scaler.
+CaseSpec baseline_for(const CaseSpec& c, const SuiteContext& ctx) {
+  CaseSpec b = c;
+  b.precision = PrecisionPolicy(Precision::kFp32);
+  b.variant = "correct";
+  b.scaler_enabled = false;
+  b.expect = Expect::kPass;
+  b.tolerance = ctx.tolerances.by_precision.at("fp32");
+  b.throughput = ctx.throughput;
+  b.baseline_id.clear();
+  b.id = make_case_id(b);
+  return b;
+}
+
+bool needs_baseline(const CaseSpec& c) {
+  return c.precision.precision() != Precision::kFp32 || c.scaler_enabled || c.variant != "correct";
+}
+
+void add_case(std::vector<CaseSpec>& cases, std::set<std::string>& ids, CaseSpec c, const SuiteContext& ctx,
+              const std::string& where) {
+  if (needs_baseline(c)) {
+    CaseSpec base = baseline_for(c, ctx);
+    c.baseline_id = base.id;
+    if (!ids.count(base.id)) {
+      ids.insert(base.id);
+      cases.push_back(base);
+    }
+  }
+  c.id = make_case_id(c);
+  if (ids.count(c.id)) {
+    // A matrix case and an explicit case may coincide only if identical.
+    if (!needs_baseline(c)) return;
+    throw SuiteError(ctx.file + ": " + where + ": duplicate case id '" + c.id + "' (give it a distinct \"tag\")");
+  }
+  ids.insert(c.id);
+  cases.push_back(std::move(c));
+}
+
+std::vector<std::string> read_list(Reader& r, const std::string& key, const std::vector<std::string>& known,
+                                   const std::string& what) {
+  auto values = r.require<std::vector<std::string>>(key);
+  if (values.empty()) r.fail(key, "must not be empty");
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!contains(known, values[i]))
+      r.fail(key + "[" + std::to_string(i) + "]", "unknown " + what + " '" + values[i] + "' (known: " + join(known) + ")");
+  }
+  return values;
+}
+
+}  // namespace
+
+std::string resolve_suite_path(const std::string& name_or_path) {
+  namespace fs = std::filesystem;
+  if (name_or_path.find('/') != std::string::npos || fs::path(name_or_path).extension() == ".json")
+    return name_or_path;
+  const std::string path = std::string(AMPBENCH_SOURCE_DIR) + "/suites/" + name_or_path + ".json";
+  if (!fs::exists(path)) {
+    std::string known;
+    for (const auto& entry : fs::directory_iterator(std::string(AMPBENCH_SOURCE_DIR) + "/suites"))
+      if (entry.path().extension() == ".json") known += (known.empty() ? "" : ", ") + entry.path().stem().string();
+    throw SuiteError("unknown suite '" + name_or_path + "' (known: " + known + ")");
+  }
+  return path;
+}
+
+Suite parse_suite(const std::string& json_text, const std::string& path, const std::string& device) {
+  json root;
+  try {
+    root = json::parse(json_text);
+  } catch (const json::parse_error& e) {
+    throw SuiteError(path + ": not valid JSON: " + e.what());
+  }
+  Reader top(root, path, "");
+  Suite suite;
+  suite.path = path;
+  suite.name = top.require<std::string>("name");
+  suite.description = top.get<std::string>("description", "");
+
+  SuiteContext ctx;
+  ctx.file = path;
+  ctx.device = device;
+  {
+    Reader defaults = top.child("defaults");
+    ctx.defaults = read_settings(defaults, TrainingSettings{});
+    defaults.reject_unknown_keys();
+  }
+  if (!top.has("models")) top.fail("models", "missing required field");
+  Reader models = top.child("models");
+  for (const auto& name : models.keys()) {
+    require_known(models, name, name, known_models(), "model");
+    ctx.models[name] = read_sizes(models.child(name), name);
+  }
+  if (!top.has("tolerances")) top.fail("tolerances", "missing required field");
+  ctx.tolerances = read_tolerances(top.child("tolerances"));
+  ctx.throughput = read_throughput(top.child("throughput"));
+
+  std::vector<CaseSpec> cases;
+  std::set<std::string> ids;
+  if (top.has("matrix")) {
+    Reader m = top.child("matrix");
+    const auto workloads = read_list(m, "workloads", known_workloads(), "workload");
+    const auto model_names = read_list(m, "models", known_models(), "model");
+    const auto precisions = read_list(m, "precisions", {"fp32", "fp16", "bf16"}, "precision");
+    const auto optimizers = read_list(m, "optimizers", known_optimizers(), "optimizer");
+    m.reject_unknown_keys();
+    for (const auto& model : model_names)
+      if (!ctx.models.count(model)) m.fail("models", "model '" + model + "' has no sizes in \"models\"");
+    for (const auto& w : workloads)
+      for (const auto& model : model_names)
+        for (const auto& opt : optimizers)
+          for (const auto& p : precisions)
+            add_case(cases, ids, make_case(ctx, w, model, p, opt, ctx.defaults), ctx, "matrix");
+  }
+  if (top.has("cases")) {
+    const json& list = top.raw("cases");
+    if (!list.is_array()) top.fail("cases", "expected a list of cases");
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string where = "cases[" + std::to_string(i) + "]";
+      add_case(cases, ids, read_explicit_case(ctx, Reader(list[i], path, where)), ctx, where);
+    }
+  }
+  top.reject_unknown_keys();
+  if (cases.empty()) top.fail("matrix", "the suite expands to no cases");
+  suite.cases = std::move(cases);
+  return suite;
+}
+
+Suite load_suite(const std::string& name_or_path, const std::string& device) {
+  const std::string path = resolve_suite_path(name_or_path);
+  std::ifstream in(path);
+  if (!in) throw SuiteError(path + ": cannot open suite file");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_suite(text.str(), path, device);
+}
+
+std::string to_string(Expect expect) { return expect == Expect::kPass ? "pass" : "fail"; }
+std::string to_string(InputMode mode) { return mode == InputMode::kCached ? "cached" : "host"; }
+
+}  // namespace ampbench

@@ -1,0 +1,147 @@
+#include "suite/suite.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace ampbench {
+namespace {
+
+// A minimal valid suite; tests patch one field at a time.
+std::string minimal_suite(const std::string& extra_top = "", const std::string& cases = "") {
+  return R"({
+    "name": "t",
+    "models": {"mlp": {"batch": 8, "in_features": 8, "hidden": 8, "classes": 8}},
+    "matrix": {"workloads": ["plain", "clip_norm"], "models": ["mlp"], "precisions": ["fp32", "fp16", "bf16"],
+               "optimizers": ["sgd"]},
+    "tolerances": {"fp32": {}, "fp16": {}, "bf16": {}})" +
+         extra_top + (cases.empty() ? "" : R"(, "cases": )" + cases) + "}";
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_suite(text, "t.json", "cpu");
+  } catch (const SuiteError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Suite, ExpandsTheMatrixWithOneBaselinePerWorkload) {
+  const Suite s = parse_suite(minimal_suite(), "t.json", "cpu");
+  ASSERT_EQ(s.cases.size(), 6u);
+  for (const CaseSpec& c : s.cases) {
+    if (c.precision.precision() == Precision::kFp32) {
+      EXPECT_TRUE(c.is_baseline()) << c.id;
+    } else {
+      EXPECT_EQ(c.baseline_id, c.workload + "/mlp/fp32/sgd") << c.id;
+    }
+  }
+  const auto fp16 = std::find_if(s.cases.begin(), s.cases.end(), [](const CaseSpec& c) { return c.id == "plain/mlp/fp16/sgd"; });
+  ASSERT_NE(fp16, s.cases.end());
+  EXPECT_TRUE(fp16->scaler_enabled);
+}
+
+TEST(Suite, BaselinesComeBeforeTheirCases) {
+  const Suite s = parse_suite(minimal_suite(), "t.json", "cpu");
+  for (size_t i = 0; i < s.cases.size(); ++i) {
+    if (s.cases[i].is_baseline()) continue;
+    const auto base = std::find_if(s.cases.begin(), s.cases.begin() + i,
+                                   [&](const CaseSpec& c) { return c.id == s.cases[i].baseline_id; });
+    EXPECT_NE(base, s.cases.begin() + i) << s.cases[i].id;
+  }
+}
+
+TEST(Suite, ExplicitCaseWithOverridesGetsItsOwnBaseline) {
+  const Suite s = parse_suite(
+      minimal_suite("", R"([{"workload": "plain", "model": "mlp", "precision": "fp16", "optimizer": "sgd",
+                            "tag": "tiny", "loss_multiplier": 0.001}])"),
+      "t.json", "cpu");
+  const auto c = std::find_if(s.cases.begin(), s.cases.end(), [](const CaseSpec& x) { return x.id == "plain/mlp/fp16/sgd@tiny"; });
+  ASSERT_NE(c, s.cases.end());
+  EXPECT_EQ(c->baseline_id, "plain/mlp/fp32/sgd@tiny");
+  EXPECT_DOUBLE_EQ(c->loss_multiplier, 0.001);
+}
+
+TEST(Suite, NegativeControlIdNamesTheVariant) {
+  const Suite s = parse_suite(
+      minimal_suite("", R"([{"workload": "clip_norm", "model": "mlp", "precision": "fp16", "optimizer": "sgd",
+                            "variant": "clip_before_unscale", "expect": "fail"}])"),
+      "t.json", "cpu");
+  EXPECT_EQ(s.cases.back().id, "clip_norm+clip_before_unscale/mlp/fp16/sgd");
+  EXPECT_EQ(s.cases.back().baseline_id, "clip_norm/mlp/fp32/sgd");
+  EXPECT_EQ(s.cases.back().expect, Expect::kFail);
+  EXPECT_FALSE(s.cases.back().throughput.enabled);
+}
+
+TEST(Suite, RejectsUnknownWorkloadNamingTheField) {
+  std::string text = minimal_suite();
+  text.replace(text.find("\"clip_norm\""), 11, "\"warp\"");
+  const std::string err = error_of(text);
+  EXPECT_NE(err.find("t.json"), std::string::npos) << err;
+  EXPECT_NE(err.find("matrix.workloads[1]"), std::string::npos) << err;
+  EXPECT_NE(err.find("unknown workload 'warp'"), std::string::npos) << err;
+}
+
+TEST(Suite, RejectsUnsupportedPrecision) {
+  std::string text = minimal_suite();
+  text.replace(text.find("\"bf16\"]"), 6, "\"fp8\"");
+  EXPECT_NE(error_of(text).find("unknown precision 'fp8'"), std::string::npos) << error_of(text);
+}
+
+TEST(Suite, RefusesBf16WithAScaler) {
+  const std::string err = error_of(minimal_suite(
+      "", R"([{"workload": "plain", "model": "mlp", "precision": "bf16", "optimizer": "sgd", "scaler_enabled": true}])"));
+  EXPECT_NE(err.find("cases[0].scaler_enabled"), std::string::npos) << err;
+  EXPECT_NE(err.find("bf16 with a GradScaler is a configuration mistake"), std::string::npos) << err;
+}
+
+TEST(Suite, RejectsUnknownKeysSoTyposAreNotIgnored) {
+  const std::string err = error_of(minimal_suite(R"(, "throughput": {"repetitons": 3})"));
+  EXPECT_NE(err.find("throughput.repetitons: unknown field"), std::string::npos) << err;
+}
+
+TEST(Suite, RejectsMalformedJson) {
+  EXPECT_NE(error_of("{\"name\": ").find("t.json: not valid JSON"), std::string::npos);
+}
+
+TEST(Suite, RejectsWrongTypes) {
+  const std::string err = error_of(minimal_suite(R"(, "defaults": {"steps": "ten"})"));
+  EXPECT_NE(err.find("defaults.steps: expected an integer"), std::string::npos) << err;
+}
+
+TEST(Suite, NegativeControlMustExpectFailure) {
+  const std::string err = error_of(minimal_suite(
+      "", R"([{"workload": "clip_norm", "model": "mlp", "precision": "fp16", "optimizer": "sgd",
+              "variant": "clip_before_unscale"}])"));
+  EXPECT_NE(err.find("must declare \"expect\": \"fail\""), std::string::npos) << err;
+}
+
+TEST(Suite, UnknownVariantListsTheKnownOnes) {
+  const std::string err = error_of(minimal_suite(
+      "", R"([{"workload": "plain", "model": "mlp", "precision": "fp16", "optimizer": "sgd", "variant": "oops",
+              "expect": "fail"}])"));
+  EXPECT_NE(err.find("unknown variant of plain 'oops'"), std::string::npos) << err;
+}
+
+TEST(Suite, OverridesNeedATag) {
+  const std::string err = error_of(minimal_suite(
+      "", R"([{"workload": "plain", "model": "mlp", "precision": "fp16", "optimizer": "sgd", "steps": 3}])"));
+  EXPECT_NE(err.find("needs a \"tag\""), std::string::npos) << err;
+}
+
+TEST(Suite, ModelWithoutSizesIsRejected) {
+  std::string text = minimal_suite();
+  text.replace(text.find("\"models\": [\"mlp\"]"), 17, "\"models\": [\"cnn\"]");
+  EXPECT_NE(error_of(text).find("model 'cnn' has no sizes"), std::string::npos) << error_of(text);
+}
+
+TEST(Suite, ShippedSuitesLoad) {
+  for (const char* name : {"smoke", "conformance", "throughput"}) {
+    EXPECT_NO_THROW(load_suite(name, "cpu")) << name;
+  }
+  EXPECT_THROW(load_suite("no-such-suite", "cpu"), SuiteError);
+}
+
+}  // namespace
+}  // namespace ampbench

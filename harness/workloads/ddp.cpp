@@ -1,0 +1,37 @@
+// ddp: one process per device, DistributedDataParallel's recipe. Each rank
+// trains its own shard (batch spec.sizes.batch) of the global batch; c10d's
+// Reducer averages the gradients over the ranks in buckets during backward,
+// so every rank's optimizer sees the same gradients (those of one process
+// with the whole batch). One device per process means no side threads:
+// autocast and the GradScaler are used unchanged. Since the gradients are
+// all-reduced before scaler.step, an inf/NaN on one rank reaches every rank
+// and all of them skip the step and back off the scale together.
+#include <limits>
+
+#include "distributed/context.h"
+#include "distributed/ddp_registry.h"
+#include "workloads/workload.h"
+
+namespace ampbench {
+
+StepOutcome ddp_step(TrainingState& s, const std::vector<Batch>& batches) {
+  const Batch& batch = batches.front();
+  distributed::DdpReplica& ddp = distributed::ddp_replica_for(s);
+
+  s.optimizer().zero_grad();
+  ddp.prepare_for_forward();
+  const at::Tensor out = forward(s, s.model(), batch.inputs);
+  at::Tensor loss = loss_fn(s, out, batch.labels);
+  // Injection on ONE rank (the last), before the all-reduce: its loss and so
+  // its gradients become non-finite; the other ranks' stay finite.
+  const bool injected = s.step_index == s.spec.inject_inf_step;
+  if (injected && ddp.rank() == ddp.world_size() - 1) loss = loss * std::numeric_limits<float>::infinity();
+  const at::Tensor scaled = s.scaler.scale(loss);
+  ddp.prepare_for_backward({scaled});
+  scaled.backward();  // buckets all-reduced as their gradients become ready
+  const bool stepped = step_optimizer(s, s.optimizer(), injected);
+  s.scaler.update();
+  return {loss.detach(), !stepped};
+}
+
+}  // namespace ampbench

@@ -1,0 +1,30 @@
+// multi-model / multi-optimizer: two models, two losses built from both
+// outputs, one scaler; each optimizer checks its own gradients and may skip
+// on its own; ONE update per iteration, after every step.
+#include "workloads/workload.h"
+
+namespace ampbench {
+
+StepOutcome multi_step(TrainingState& s, const std::vector<Batch>& batches) {
+  const Batch& batch = batches.front();
+  torch::optim::Optimizer& opt0 = *s.optimizers[0];
+  torch::optim::Optimizer& opt1 = *s.optimizers[1];
+  opt0.zero_grad();
+  opt1.zero_grad();
+  const at::Tensor o0 = forward(s, s.models[0], batch.inputs);
+  const at::Tensor o1 = forward(s, s.models[1], batch.inputs);
+  const at::Tensor l0 = loss_fn(s, 2 * o0 + 3 * o1, batch.labels);
+  const at::Tensor l1 = loss_fn(s, 3 * o0 - 5 * o1, batch.labels);
+  s.scaler.scale(l0).backward({}, /*retain_graph=*/true);
+  s.scaler.scale(l1).backward();
+  const bool injected = inject_inf_if_due(s);
+
+  const bool update_per_optimizer = s.spec.variant == "update_per_optimizer";  // negative control
+  const bool stepped0 = step_optimizer(s, opt0, injected);
+  if (update_per_optimizer) s.scaler.update();
+  const bool stepped1 = step_optimizer(s, opt1, false);
+  s.scaler.update();
+  return {(l0 + l1).detach(), !stepped0 || !stepped1};
+}
+
+}  // namespace ampbench

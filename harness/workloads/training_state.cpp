@@ -1,0 +1,90 @@
+#include "workloads/training_state.h"
+
+#include <ATen/ops/cross_entropy_loss.h>
+#include <torch/nn/functional/loss.h>
+#include <torch/optim/adamw.h>
+#include <torch/optim/sgd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+
+namespace ampbench {
+
+std::vector<at::Tensor> TrainingState::parameters() const {
+  std::vector<at::Tensor> params;
+  for (const Model& m : models) {
+    for (const at::Tensor& p : m.parameters()) params.push_back(p);
+  }
+  return params;
+}
+
+amp::GradScalerOptions scaler_options(const CaseSpec& spec) {
+  return amp::GradScalerOptions()
+      .init_scale(spec.scaler.init_scale)
+      .growth_factor(spec.scaler.growth_factor)
+      .backoff_factor(spec.scaler.backoff_factor)
+      .growth_interval(spec.scaler.growth_interval)
+      .enabled(spec.scaler_enabled);
+}
+
+namespace {
+
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(const CaseSpec& spec, const Model& model) {
+  if (spec.optimizer == "sgd") {
+    return std::make_unique<torch::optim::SGD>(model.parameters(),
+                                               torch::optim::SGDOptions(spec.lr).momentum(0.9));
+  }
+  return std::make_unique<torch::optim::AdamW>(model.parameters(),
+                                               torch::optim::AdamWOptions(spec.lr).weight_decay(0.01));
+}
+
+}  // namespace
+
+std::unique_ptr<TrainingState> make_training_state(const CaseSpec& spec, const c10::Device& device) {
+  auto s = std::unique_ptr<TrainingState>(
+      new TrainingState{spec, device, {}, {}, amp::GradScaler(scaler_options(spec)), 0});
+  const int model_count = spec.workload == "multi" ? 2 : 1;
+  for (int i = 0; i < model_count; ++i) {
+    s->models.push_back(make_model(spec.model, spec.sizes, spec.seed + static_cast<std::uint64_t>(i), device));
+    s->optimizers.push_back(make_optimizer(spec, s->models.back()));
+  }
+  return s;
+}
+
+at::Tensor forward(TrainingState& s, const Model& model, const at::Tensor& inputs) {
+  PrecisionAutocast autocast(s);
+  return model(inputs);
+}
+
+at::Tensor loss_fn(TrainingState& s, const at::Tensor& out, const at::Tensor& labels) {
+  PrecisionAutocast autocast(s);
+  at::Tensor loss = torch::nn::functional::cross_entropy(out, labels);
+  return s.spec.loss_multiplier == 1.0 ? loss : loss * s.spec.loss_multiplier;
+}
+
+bool inject_inf_if_due(TrainingState& s) {
+  if (s.step_index != s.spec.inject_inf_step) return false;
+  at::Tensor grad = s.parameters().front().mutable_grad();
+  if (grad.defined()) grad.view(-1)[0].fill_(std::numeric_limits<float>::infinity());
+  return true;
+}
+
+bool step_optimizer(TrainingState& s, torch::optim::Optimizer& opt, bool injected) {
+  const auto& forced = s.spec.skip_steps;
+  if (std::find(forced.begin(), forced.end(), s.step_index) != forced.end()) return false;
+  if (injected && !s.scaler.is_enabled()) return false;
+  return s.scaler.step(opt);
+}
+
+void apply_lr_schedule(TrainingState& s) {
+  if (!s.spec.cosine_schedule) return;
+  const double progress = static_cast<double>(s.step_index) / std::max(1, s.spec.steps);
+  const double lr = s.spec.lr * 0.5 * (1.0 + std::cos(M_PI * progress));
+  for (auto& opt : s.optimizers) {
+    for (auto& group : opt->param_groups()) group.options().set_lr(lr);
+  }
+}
+
+}  // namespace ampbench

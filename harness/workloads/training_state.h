@@ -1,0 +1,65 @@
+// What a workload's step operates on: models, optimizers, the precision
+// policy and the GradScaler of one case, plus the few shared moves every
+// recipe makes (forward under autocast, stepping through the scaler).
+#pragma once
+
+#include <torch/optim/optimizer.h>
+
+#include <memory>
+#include <vector>
+
+#include "amp/autocast_guard.h"
+#include "amp/grad_scaler.h"
+#include "data/synthetic_data.h"
+#include "models/model.h"
+#include "suite/case_spec.h"
+
+namespace ampbench {
+
+struct TrainingState {
+  const CaseSpec& spec;
+  c10::Device device;
+  std::vector<Model> models;  // one, or two for the multi workload
+  std::vector<std::unique_ptr<torch::optim::Optimizer>> optimizers;
+  amp::GradScaler scaler;
+  int step_index = 0;  // the optimizer step being taken (for injection, schedules)
+
+  Model& model() { return models.front(); }
+  torch::optim::Optimizer& optimizer() { return *optimizers.front(); }
+  std::vector<at::Tensor> parameters() const;
+};
+
+// Builds models, optimizers and scaler for `spec` on `device`.
+std::unique_ptr<TrainingState> make_training_state(const CaseSpec& spec, const c10::Device& device);
+
+// The scaler a case's policy calls for (disabled for fp32/bf16).
+amp::GradScalerOptions scaler_options(const CaseSpec& spec);
+
+// The precision's autocast region (none for fp32), as an RAII guard.
+struct PrecisionAutocast : amp::AutocastGuard {
+  explicit PrecisionAutocast(const TrainingState& s)
+      : amp::AutocastGuard(s.device.type(), s.spec.precision.autocast_dtype(),
+                           s.spec.precision.autocast_dtype().has_value()) {}
+};
+
+// out = model(x) inside the precision's autocast region.
+at::Tensor forward(TrainingState& s, const Model& model, const at::Tensor& inputs);
+
+// loss_fn(out, y), inside the autocast region; times the case's
+// loss_multiplier (which makes gradients underflow float16 on purpose).
+at::Tensor loss_fn(TrainingState& s, const at::Tensor& out, const at::Tensor& labels);
+
+// Test hook from PyTorch's grad-scaling tests: at spec.inject_inf_step an inf
+// lands in the first gradient. Returns whether it did.
+bool inject_inf_if_due(TrainingState& s);
+
+// scaler.step(opt), except in a run without a scaler whose gradients were
+// poisoned on purpose, or at a step listed in spec.skip_steps: there the
+// step is skipped, as a scaler would have.
+// Returns whether the optimizer stepped.
+bool step_optimizer(TrainingState& s, torch::optim::Optimizer& opt, bool injected);
+
+// Applies the cosine schedule (when enabled) for the current step.
+void apply_lr_schedule(TrainingState& s);
+
+}  // namespace ampbench

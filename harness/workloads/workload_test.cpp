@@ -1,0 +1,124 @@
+#include "workloads/workload.h"
+
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/cat.h>
+#include <gtest/gtest.h>
+
+#include "runner/runner.h"
+
+namespace ampbench {
+namespace {
+
+CaseSpec mlp_case(const std::string& workload, Precision precision) {
+  CaseSpec c;
+  c.workload = workload;
+  c.model = "mlp";
+  c.optimizer = "sgd";
+  c.precision = PrecisionPolicy(precision);
+  c.scaler_enabled = precision == Precision::kFp16;
+  c.sizes.batch = 16;
+  c.sizes.in_features = 16;
+  c.sizes.hidden = 32;
+  c.sizes.classes = 8;
+  c.steps = 4;
+  c.throughput.enabled = false;
+  return c;
+}
+
+SyntheticData data_for(const CaseSpec& c) {
+  DataOptions d;
+  d.model = c.model;
+  d.sizes = c.sizes;
+  return SyntheticData(d, c10::Device(c10::kCPU));
+}
+
+TEST(Workload, AutocastReachesTheModelForEachPolicy) {
+  for (auto [precision, dtype] : {std::pair{Precision::kFp32, at::kFloat}, std::pair{Precision::kFp16, at::kHalf},
+                                  std::pair{Precision::kBf16, at::kBFloat16}}) {
+    const CaseSpec spec = mlp_case("plain", precision);
+    auto state = make_training_state(spec, c10::Device(c10::kCPU));
+    const at::Tensor out = forward(*state, state->model(), data_for(spec).host(0).inputs);
+    EXPECT_EQ(out.scalar_type(), dtype) << PrecisionPolicy(precision).name();
+    // The loss is computed in float32 whatever the policy (autocast's fp32 list).
+    EXPECT_EQ(loss_fn(*state, out, data_for(spec).host(0).labels).scalar_type(), at::kFloat);
+  }
+}
+
+TEST(Workload, AccumulatingTwoMicroBatchesEqualsOneBatchOfTwiceTheSize) {
+  CaseSpec acc = mlp_case("accumulation", Precision::kFp32);
+  acc.iters_to_accumulate = 2;
+  const CaseSpec plain = mlp_case("plain", Precision::kFp32);
+  const SyntheticData data = data_for(acc);
+  const Batch a = data.host(0), b = data.host(1);
+  const Batch both{at::cat({a.inputs, b.inputs}), at::cat({a.labels, b.labels})};
+
+  auto s_acc = make_training_state(acc, c10::Device(c10::kCPU));
+  auto s_plain = make_training_state(plain, c10::Device(c10::kCPU));
+  const StepOutcome o_acc = accumulation_step(*s_acc, {a, b});
+  const StepOutcome o_plain = plain_step(*s_plain, {both});
+  EXPECT_NEAR(o_acc.loss.item<double>(), o_plain.loss.item<double>(), 1e-6);
+  const auto p_acc = s_acc->parameters(), p_plain = s_plain->parameters();
+  for (size_t i = 0; i < p_acc.size(); ++i) EXPECT_TRUE(at::allclose(p_acc[i], p_plain[i], 1e-5, 1e-7)) << i;
+}
+
+TEST(Workload, StepEveryMicroBatchTakesMoreOptimizerSteps) {
+  CaseSpec good = mlp_case("accumulation", Precision::kFp32);
+  CaseSpec bad = good;
+  bad.variant = "step_every_microbatch";
+  const SyntheticData data = data_for(good);
+  auto s_good = make_training_state(good, c10::Device(c10::kCPU));
+  auto s_bad = make_training_state(bad, c10::Device(c10::kCPU));
+  accumulation_step(*s_good, {data.host(0), data.host(1)});
+  accumulation_step(*s_bad, {data.host(0), data.host(1)});
+  EXPECT_FALSE(at::allclose(s_good->parameters()[0], s_bad->parameters()[0], 1e-5, 1e-7));
+}
+
+TEST(Runner, RecordsOneEntryPerStepAndSkipsTheInjectedInf) {
+  CaseSpec spec = mlp_case("plain", Precision::kFp16);
+  spec.inject_inf_step = 2;
+  spec.scaler.init_scale = 128;
+  spec.scaler.growth_interval = 1;
+  const CaseRecord rec = Runner().run(spec);
+  ASSERT_EQ(rec.status, RunStatus::kRan) << rec.reason;
+  ASSERT_EQ(rec.loss.size(), 4u);
+  EXPECT_EQ(rec.skipped, (std::vector<bool>{false, false, true, false}));
+  // 128 * 2^3 * 0.5^1, exactly.
+  EXPECT_EQ(rec.scale.back(), 512.0);
+  EXPECT_EQ(rec.nonfinite_values, 0);
+}
+
+TEST(Runner, Fp32WithAScalerMatchesFp32WithoutOne) {
+  CaseSpec plain = mlp_case("plain", Precision::kFp32);
+  CaseSpec scaled = plain;
+  scaled.scaler_enabled = true;
+  scaled.scaler.init_scale = 128;
+  const CaseRecord a = Runner().run(plain), b = Runner().run(scaled);
+  ASSERT_EQ(a.final_params.size(), b.final_params.size());
+  for (size_t i = 0; i < a.final_params.size(); ++i) ASSERT_NEAR(a.final_params[i], b.final_params[i], 1e-7) << i;
+}
+
+TEST(Runner, LossFallsOnTheTeacherData) {
+  CaseSpec spec = mlp_case("plain", Precision::kFp32);
+  spec.steps = 30;
+  const CaseRecord rec = Runner().run(spec);
+  ASSERT_EQ(rec.status, RunStatus::kRan) << rec.reason;
+  EXPECT_LT(rec.loss.back(), 0.8 * rec.loss.front());
+}
+
+TEST(Runner, AnUnknownWorkloadIsAnErrorNotACrash) {
+  CaseSpec spec = mlp_case("warp", Precision::kFp32);
+  const CaseRecord rec = Runner().run(spec);
+  EXPECT_EQ(rec.status, RunStatus::kError);
+  EXPECT_NE(rec.reason.find("unknown workload 'warp'"), std::string::npos) << rec.reason;
+}
+
+TEST(Runner, CudaCaseIsSkippedWithAReasonWithoutADevice) {
+  CaseSpec spec = mlp_case("plain", Precision::kBf16);
+  spec.device = "cuda";
+  const CaseRecord rec = Runner().run(spec);
+  if (rec.status != RunStatus::kSkipped) GTEST_SKIP() << "a CUDA device is present";
+  EXPECT_FALSE(rec.reason.empty());
+}
+
+}  // namespace
+}  // namespace ampbench

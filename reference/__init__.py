@@ -1,0 +1,1 @@
+"""Reference implementations that cross-check the C++ harness (see python/)."""

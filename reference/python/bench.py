@@ -1,0 +1,319 @@
+"""python -m reference.python.bench --suite S [--out FILE] [--filter REGEX]
+
+Times the Python reference workloads on a suite's cases exactly as
+harness/runner/runner.cpp times the C++ ones (measure_throughput): a fresh
+model, optimizer and scaler; the step index past any injected inf; no
+learning-rate schedule; `warmup_steps` untimed steps; then `repetitions`
+timed runs of `measured_steps` steps, synchronized before reading the clock,
+each giving samples/s = measured_steps * effective_batch / seconds.  The
+input is the suite's: "cached" reuses one resident batch, "host" walks the
+batches through a host-to-device copy.
+
+Writes a results file of the C++ schema (harness/results/SCHEMA.md, schema
+"ampbench.results" version 1) whose env block carries "implementation":
+"python", so `ampbench gate` and `python -m reports` read it beside a C++
+run: the case ids are the C++ ids.  Negative controls are not timed (the C++
+harness does not time them either) and are left out.  Each case also trains
+its `steps` recorded steps first, so its trajectory is real.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import re
+import resource
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import torch
+
+from . import models as M
+from .spec import Spec
+from .suite import REPO_ROOT, SuiteError, load_suite
+from .workloads import STEPS, TrainingState, apply_lr_schedule
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+
+
+# --- synthetic data (harness/data/synthetic_data.cpp) -----------------------
+
+class SyntheticData:
+    """Gaussian inputs labelled by a fixed random tanh "teacher", drawn on
+    the CPU from seed + 1000 (the C++ data seed), `distinct` batches."""
+
+    def __init__(self, spec: Spec, device: torch.device, distinct: int = 8):
+        sample = M.input_shape(spec.model, spec.sizes)
+        gen = torch.Generator().manual_seed(spec.seed + 1000)
+        n_in = math.prod(sample)
+        w1 = torch.randn(n_in, 64, generator=gen) / math.sqrt(n_in)
+        w2 = torch.randn(64, spec.sizes["classes"], generator=gen) / math.sqrt(64)
+        self.device = device
+        self.host = []
+        for _ in range(distinct):
+            x = torch.randn([spec.sizes["batch"], *sample], generator=gen)
+            y = torch.tanh(x.flatten(1).matmul(w1)).matmul(w2).argmax(1)
+            if device.type == "cuda":
+                x, y = x.pin_memory(), y.pin_memory()
+            self.host.append((x, y))
+        self.cached = (self.host[0][0].to(device), self.host[0][1].to(device))
+
+    def host_to_device(self, index: int):
+        x, y = self.host[index % len(self.host)]
+        return x.to(self.device, non_blocking=True), y.to(self.device, non_blocking=True)
+
+
+def synchronize(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def fresh_state(spec: Spec, device: torch.device) -> TrainingState:
+    models = []
+    for i in range(spec.model_count()):
+        torch.manual_seed(spec.seed + i)  # weights drawn on the CPU, as make_model
+        models.append(M.make_model(spec.model, spec.sizes).to(device).train())
+    return TrainingState(spec, models, device)
+
+
+def train_recorded(spec: Spec, device: torch.device) -> dict:
+    """The recorded run: spec.steps steps over the host batches in order."""
+    s = fresh_state(spec, device)
+    data = SyntheticData(spec, device)
+    step_fn, micro, cursor = STEPS[spec.workload], spec.micro_batches(), 0
+    loss, scale, skipped = [], [], []
+    for step in range(spec.steps):
+        s.step_index = step
+        apply_lr_schedule(s)
+        batches = [data.host_to_device(cursor + i) for i in range(micro)]
+        cursor += micro
+        out = step_fn(s, batches)
+        loss.append(out.loss.float())
+        skipped.append(bool(out.skipped))
+        scale.append(float(s.scaler.get_scale()))
+    values = [float(v) for v in torch.stack(loss).double().cpu()]
+    return {"loss": [v if math.isfinite(v) else None for v in values], "scale": scale, "skipped": skipped}
+
+
+def measure_throughput(spec: Spec, device: torch.device) -> dict:
+    t = spec.throughput
+    s = fresh_state(spec, device)
+    s.step_index = spec.steps  # past any injected inf
+    data = SyntheticData(spec, device)
+    step_fn, micro = STEPS[spec.workload], spec.micro_batches()
+    cached = t.input == "cached"
+    cursor = 0
+
+    def one_step():
+        nonlocal cursor
+        if cached:
+            batches = [data.cached] * micro
+        else:
+            batches = [data.host_to_device(cursor + i) for i in range(micro)]
+            cursor += micro
+        step_fn(s, batches)
+
+    for _ in range(t.warmup_steps):
+        one_step()
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(device)
+    samples = []
+    for _ in range(t.repetitions):
+        synchronize(device)
+        began = time.perf_counter()
+        for _ in range(t.measured_steps):
+            one_step()
+        synchronize(device)
+        seconds = time.perf_counter() - began
+        samples.append(t.measured_steps * spec.effective_batch() / seconds)
+    if device.type == "cuda":
+        peak, kind = int(torch.cuda.max_memory_allocated(device)), "cuda_allocator_peak"
+    else:
+        peak, kind = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, "process_max_rss"
+    srt = sorted(samples)
+    q = statistics.quantiles(srt, n=4, method="inclusive") if len(srt) > 1 else [srt[0]] * 3
+    return {"unit": "samples/s", "input": t.input, "warmup_steps": t.warmup_steps,
+            "measured_steps": t.measured_steps, "repetitions": len(samples), "samples_per_s": samples,
+            "median": statistics.median(samples), "min": min(samples), "max": max(samples),
+            "iqr": q[2] - q[0], "peak_memory_bytes": peak, "peak_memory_kind": kind}
+
+
+# --- environment (harness/env/env_fingerprint.cpp to_json) -------------------
+
+def _capture(cmd: list[str]) -> str:
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def _build_switch_on(config: str, key: str) -> bool:
+    pos = config.find(key + "=")
+    if pos < 0:
+        return False
+    value = config[pos + len(key) + 1:pos + len(key) + 4]
+    return value.startswith("ON") or value.startswith("1")
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name") and ":" in line:
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "none"
+
+
+def environment() -> dict:
+    config = torch.__config__.show()
+    gloo, nccl = _build_switch_on(config, "USE_GLOO"), _build_switch_on(config, "USE_NCCL")
+    u = os.uname()
+    env = {
+        "host": socket.gethostname() or "none",
+        "os": f"{u.sysname} {u.release} {u.machine}",
+        "cpu_model": _cpu_model(),
+        "cpu_cores": os.cpu_count() or 0,
+        "device": "cpu", "gpu_name": "none", "gpu_count": 0, "compute_capability": "none",
+        "driver": "none", "cuda_runtime": "none", "cudnn": "none", "nccl": "none",
+        "libtorch_version": torch.__version__.split("+")[0],
+        "torch_build": {"cuda": _build_switch_on(config, "USE_CUDA"),
+                        "distributed": gloo or nccl or _build_switch_on(config, "USE_DISTRIBUTED"),
+                        "gloo": gloo, "nccl": nccl},
+        "compiler": f"{platform.python_implementation()} {platform.python_version()}",
+        "git_commit": "none", "git_dirty": False,
+        "implementation": "python",
+        "python_version": platform.python_version(),
+        "torch_num_threads": torch.get_num_threads(),
+    }
+    if torch.cuda.is_available():
+        major, minor = torch.cuda.get_device_capability(0)
+        env.update({"device": "cuda", "gpu_count": torch.cuda.device_count(),
+                    "gpu_name": torch.cuda.get_device_name(0), "compute_capability": f"{major}.{minor}",
+                    "cuda_runtime": torch.version.cuda or "none"})
+        v = torch.backends.cudnn.version()
+        if v:
+            env["cudnn"] = f"{v // 10000}.{v % 10000 // 100}.{v % 100}"
+        try:
+            env["nccl"] = ".".join(str(x) for x in torch.cuda.nccl.version())
+        except Exception:  # noqa: BLE001
+            pass
+        smi = _capture(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader", "-i", "0"])
+        if smi:
+            env["driver"] = smi
+    commit = _capture(["git", "-C", str(REPO_ROOT), "rev-parse", "--verify", "-q", "HEAD"])
+    if commit:
+        env["git_commit"] = commit
+        env["git_dirty"] = bool(_capture(["git", "-C", str(REPO_ROOT), "status", "--porcelain",
+                                          "--untracked-files=no"]))
+    return env
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def case_json(spec: Spec, trajectory: dict | None, throughput: dict | None, status="pass", reason=None,
+              wall=0.0) -> dict:
+    return {
+        "id": spec.id, "workload": spec.workload, "variant": spec.variant, "model": spec.model,
+        "precision": spec.precision, "optimizer": spec.optimizer, "tag": spec.tag,
+        "scaler_enabled": spec.scaler_enabled, "device": spec.device, "world_size": spec.world_size,
+        "batch_size": spec.effective_batch(), "steps": spec.steps, "seed": spec.seed, "expect": spec.expect,
+        "status": status, "conforms": status == "pass" if status != "error" else False, "reason": reason,
+        "baseline_id": spec.baseline_id or None,
+        "trajectory": trajectory or {"loss": [], "scale": [], "skipped": []},
+        "fp32_noise": None, "check": None, "throughput": throughput, "ddp": None, "wall_seconds": wall,
+    }
+
+
+def write_atomically(path: Path, doc: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(doc, indent=1))
+    os.replace(tmp, path)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m reference.python.bench",
+                                     description="Time the Python reference workloads on a suite "
+                                                 "(same loops, sizes and timing as `ampbench run`).")
+    parser.add_argument("--suite", default="smoke", help="suite name (suites/NAME.json) or path [smoke]")
+    parser.add_argument("--out", type=Path, help="results JSON to write "
+                                                 "[results/SUITE-DEVICE-python-TIME/results.json]")
+    parser.add_argument("--filter", help="only cases whose id matches this regex")
+    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    parser.add_argument("--threads", type=int, default=0,
+                        help="torch.set_num_threads (0: LibTorch's default, as the C++ binary)")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:
+        return EXIT_USAGE if e.code else EXIT_OK
+    device = args.device
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        print("bench: error: --device cuda: no CUDA device is available on this machine", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        suite = load_suite(args.suite, device)
+        rx = re.compile(args.filter) if args.filter else None
+    except (SuiteError, re.error) as e:
+        print(f"bench: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    # Timed cases only: negative controls and disabled throughput are not
+    # measured by the C++ harness either.
+    # --filter keeps the matching cases and their fp32 baselines, as
+    # select_cases in harness/runner/suite_run.cpp.
+    keep = {c.id for c in suite.cases if rx is None or rx.search(c.id)}
+    keep |= {c.baseline_id for c in suite.cases if c.id in keep and c.baseline_id}
+    cases = [c for c in suite.cases if c.id in keep and c.throughput.enabled and c.expect == "pass"]
+    if not cases:
+        print(f"bench: error: no timed case of suite {suite.name} matches '{args.filter}'", file=sys.stderr)
+        return EXIT_USAGE
+    if args.threads > 0:
+        torch.set_num_threads(args.threads)
+    out = args.out or Path("results") / f"{suite.name}-{device}-python-{utc_now().replace(':', '-')}" / "results.json"
+    doc = {"schema": "ampbench.results", "schema_version": 1, "suite": suite.name, "suite_file": suite.path,
+           "started_utc": utc_now(), "finished_utc": None, "complete": False, "env": environment(),
+           "cases": []}
+    try:
+        write_atomically(out, doc)
+    except OSError as e:
+        print(f"bench: error: {out}: cannot write: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"suite {suite.name}: {len(cases)} timed cases on {device} (python, "
+          f"{torch.get_num_threads()} threads) -> {out}", flush=True)
+    dev = torch.device(device)
+    errors = 0
+    for i, spec in enumerate(cases, 1):
+        began = time.monotonic()
+        try:
+            traj = train_recorded(spec, dev)
+            tp = measure_throughput(spec, dev)
+            case = case_json(spec, traj, tp, wall=time.monotonic() - began)
+            line = f"{tp['median']:12.1f} samples/s"
+        except Exception as e:  # noqa: BLE001 - recorded as an error case, the run goes on
+            errors += 1
+            case = case_json(spec, None, None, status="error", reason=f"{type(e).__name__}: {e}",
+                             wall=time.monotonic() - began)
+            line = f"error: {e}"
+        doc["cases"].append(case)
+        write_atomically(out, doc)
+        print(f"[{i:3}/{len(cases)}] {spec.id:<52} {line}", flush=True)
+    doc["finished_utc"], doc["complete"] = utc_now(), True
+    write_atomically(out, doc)
+    print(f"results: {out}")
+    return EXIT_FAILURE if errors else EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

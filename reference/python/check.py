@@ -1,0 +1,118 @@
+"""python -m reference.python.check DIR
+
+Replays every case dumped by `ampbench run --dump DIR` with the Python
+reference workloads and compares the result with the C++ run.
+
+DIR is a dump root (one folder per case) or a single case folder.
+Prints one summary line per case, then every mismatch with its case, step
+and tensor.  Exit status: 0 all cases agree; 1 some case disagrees (this
+wins over 2: it is a definite finding); 2 unusable input (no dump there, an
+unreadable or inconsistent case folder, bad arguments).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+from .compare import TOLERANCES, compare_runs
+from .replay import DumpError, load_case, replay
+
+EXIT_OK, EXIT_MISMATCH, EXIT_UNUSABLE = 0, 1, 2
+
+
+def case_folders(root: Path) -> list[Path]:
+    if (root / "case.json").is_file():
+        return [root]
+    return sorted(p for p in root.iterdir() if p.is_dir() and (p / "case.json").is_file())
+
+
+def _replay_device(spec_device: str, requested: str | None) -> str:
+    """The device to replay on: --device when given, else the device the C++
+    case ran on (case.json spec.device)."""
+    device = requested or spec_device
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        if requested:
+            raise DumpError("--device", f"{device}: no CUDA device is available here")
+        raise DumpError("spec.device", f"the case ran on {device} but no CUDA device is available "
+                                       f"here (pass --device cpu to replay on the CPU anyway)")
+    return device
+
+
+def check(root: Path, case_filter: str | None = None, device: str | None = None, out=sys.stdout,
+          err=sys.stderr, max_mismatches: int = 5) -> int:
+    if not root.is_dir():
+        print(f"check: error: {root}: not a directory", file=err)
+        return EXIT_UNUSABLE
+    folders = case_folders(root)
+    if case_filter:
+        rx = re.compile(case_filter)
+        folders = [f for f in folders if rx.search(f.name)]
+    if not folders:
+        print(f"check: error: {root}: no case folders (case.json) to check"
+              + (f" matching '{case_filter}'" if case_filter else ""), file=err)
+        return EXIT_UNUSABLE
+
+    mismatched, unusable, reports = [], [], []
+    began = time.monotonic()
+    for folder in folders:
+        try:
+            case = load_case(folder)
+            run = replay(case, device=_replay_device(case.spec.device, device))
+        except DumpError as e:
+            unusable.append(folder.name)
+            print(f"UNUSABLE {folder.name}: {e}", file=out)
+            continue
+        tol = TOLERANCES[case.spec.precision]
+        rep = compare_runs(case.spec.id, case.spec.precision, run, case.cpp, tol)
+        reports.append(rep)
+        print(rep.summary(tol), file=out)
+        if not rep.ok:
+            mismatched.append(rep)
+            for m in rep.mismatches[:max_mismatches]:
+                print(f"  {m}", file=out)
+            if len(rep.mismatches) > max_mismatches:
+                print(f"  ... and {len(rep.mismatches) - max_mismatches} more", file=out)
+        out.flush()
+
+    print(f"\n{len(reports) - len(mismatched)} of {len(folders)} cases agree with the Python reference, "
+          f"{len(mismatched)} disagree, {len(unusable)} unusable ({time.monotonic() - began:.1f} s)", file=out)
+    if mismatched:
+        first = mismatched[0].mismatches[0]
+        print(f"check: first mismatch: case {first.case}, step {first.step}, tensor {first.tensor}: "
+              f"{first.detail}", file=err)
+        return EXIT_MISMATCH
+    if unusable:
+        print(f"check: error: unusable dump folders: {', '.join(unusable)}", file=err)
+        return EXIT_UNUSABLE
+    return EXIT_OK
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m reference.python.check",
+                                     description="Cross-check `ampbench run --dump` output against the "
+                                                 "Python reference workloads.")
+    parser.add_argument("dir", type=Path, help="dump root (one folder per case) or one case folder")
+    parser.add_argument("--filter", help="only case folders whose name matches this regex")
+    parser.add_argument("--device", choices=("cpu", "cuda"),
+                        help="device to replay on [the device each case ran on]")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:
+        return EXIT_UNUSABLE if e.code else EXIT_OK
+    if args.filter:
+        try:
+            re.compile(args.filter)
+        except re.error as e:
+            print(f"check: error: --filter '{args.filter}': {e}", file=sys.stderr)
+            return EXIT_UNUSABLE
+    return check(args.dir, args.filter, args.device)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

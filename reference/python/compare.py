@@ -1,0 +1,239 @@
+"""Compare a C++ run (from its dump) with the Python replay of the same case.
+
+Pure functions over `Run` values: no file access, so the logic is tested
+without the binary (tests/test_compare.py).
+
+What must agree, and how closely (README.md "Tolerances" has the argument):
+
+* skipped steps and the scale trajectory: exactly, in every precision.  Both
+  follow from the same found_inf flags and ATen's _amp_update_scale_; a
+  disagreement is a procedural difference, never rounding.
+* fp32: loss per step within 1e-5 relative; every final parameter, buffer and
+  optimizer-state tensor elementwise within |py - cpp| <= 1e-5 |cpp| + 1e-6
+  max|cpp| (allclose with rtol 1e-5 and an atol of 1e-6 of the tensor's
+  largest magnitude, so that tensors of tiny magnitude, such as AdamW's
+  exp_avg_sq, are not compared against an absolute 1e-6 that they all fit
+  under).
+* fp16 / bf16: loss per step within LOSS_UNITS x unit roundoff relative;
+  each final tensor within TENSOR_UNITS x unit roundoff of the distance it
+  travelled, ||py - cpp|| <= k u ||cpp - initial|| (+ a float32 floor).
+* Integer tensors (BatchNorm's num_batches_tracked): exactly.
+* Non-finite values: in the same places with the same sign.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+UNIT_ROUNDOFF = {"fp32": 2.0 ** -24, "fp16": 2.0 ** -11, "bf16": 2.0 ** -8}
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    loss_rel: float          # per step |py - cpp| / |cpp|
+    elem_rtol: float = 0.0   # fp32: elementwise
+    elem_atol_frac: float = 0.0
+    travel_rel: float = 0.0  # fp16/bf16: ||py - cpp|| / ||cpp - initial||
+    floor_rel: float = 1e-6  # ... plus this fraction of ||cpp|| (a tensor that did not move)
+
+    def describe(self) -> str:
+        if self.elem_rtol:
+            return f"loss_rel {self.loss_rel:.0e}, elementwise rtol {self.elem_rtol:.0e} atol {self.elem_atol_frac:.0e}*max|cpp|"
+        return f"loss_rel {self.loss_rel:.2e}, tensors {self.travel_rel:.2e} of distance travelled"
+
+
+# Multiples of the unit roundoff for the low precisions (see README.md).
+LOSS_UNITS = 2
+TENSOR_UNITS = 2
+
+TOLERANCES = {
+    "fp32": Tolerance(loss_rel=1e-5, elem_rtol=1e-5, elem_atol_frac=1e-6),
+    "fp16": Tolerance(loss_rel=LOSS_UNITS * UNIT_ROUNDOFF["fp16"], travel_rel=TENSOR_UNITS * UNIT_ROUNDOFF["fp16"]),
+    "bf16": Tolerance(loss_rel=LOSS_UNITS * UNIT_ROUNDOFF["bf16"], travel_rel=TENSOR_UNITS * UNIT_ROUNDOFF["bf16"]),
+}
+
+
+@dataclass
+class Mismatch:
+    case: str
+    step: str     # "3", or "final (after step 11)"
+    tensor: str   # "loss", "scale", "skipped", "model0.fc1.weight", ...
+    detail: str
+
+    def __str__(self) -> str:
+        return f"MISMATCH {self.case}: step {self.step}: {self.tensor}: {self.detail}"
+
+
+@dataclass
+class CaseReport:
+    case: str
+    precision: str
+    steps: int
+    mismatches: list
+    max_loss_rel: float = 0.0
+    max_tensor_dev: float = 0.0   # fp32: worst |d| / (rtol|cpp| + atol); low: worst travel ratio
+    tensors: int = 0
+    skipped_steps: tuple = ()
+    final_scale: float = 1.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.mismatches
+
+    def summary(self, tol: Tolerance) -> str:
+        verdict = "ok      " if self.ok else "MISMATCH"
+        skips = ",".join(str(s) for s in self.skipped_steps) or "-"
+        used = ("tensor_dev" if tol.elem_rtol else "travel_rel")
+        return (f"{verdict} {self.case:<58} steps {self.steps:>3}  max_loss_rel {self.max_loss_rel:.1e}"
+                f"/{tol.loss_rel:.0e}  {used} {self.max_tensor_dev:.1e}"
+                f"/{(1.0 if tol.elem_rtol else tol.travel_rel):.0e}  tensors {self.tensors}"
+                f"  skipped [{skips}]  final_scale {self.final_scale:g}")
+
+
+def _same_float(a: float, b: float) -> bool:
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return a == b
+
+
+def loss_rel(py: float, cpp: float) -> float:
+    """|py - cpp| / |cpp|; 0 when both are the same non-finite value, inf
+    when only one is finite."""
+    if not (math.isfinite(py) and math.isfinite(cpp)):
+        return 0.0 if _same_float(py, cpp) else math.inf
+    if py == cpp:
+        return 0.0
+    return abs(py - cpp) / max(abs(cpp), 1e-30)
+
+
+def _fmt_index(t: torch.Tensor, flat: int) -> str:
+    if t.dim() == 0:
+        return "[]"
+    idx = []
+    for size in reversed(t.shape):
+        idx.append(flat % size)
+        flat //= size
+    return "[" + ",".join(str(i) for i in reversed(idx)) + "]"
+
+
+def compare_tensor(name: str, py: torch.Tensor, cpp: torch.Tensor, initial: torch.Tensor | None,
+                   tol: Tolerance) -> tuple[str | None, float]:
+    """(problem or None, deviation in units of the tolerance: <= 1 passes)."""
+    if tuple(py.shape) != tuple(cpp.shape):
+        return f"shape {tuple(py.shape)} (Python) vs {tuple(cpp.shape)} (C++)", math.inf
+    if py.dtype != cpp.dtype:
+        return f"dtype {py.dtype} (Python) vs {cpp.dtype} (C++)", math.inf
+    if py.numel() == 0:
+        return None, 0.0
+    if not (cpp.is_floating_point() or cpp.is_complex()):
+        diff = (py != cpp).reshape(-1)
+        if bool(diff.any()):
+            i = int(diff.nonzero()[0])
+            return (f"differs at {_fmt_index(cpp, i)}: {py.reshape(-1)[i].item()} (Python) vs "
+                    f"{cpp.reshape(-1)[i].item()} (C++) (integer tensors must match exactly)"), math.inf
+        return None, 0.0
+    a = py.detach().double().reshape(-1)
+    b = cpp.detach().double().reshape(-1)
+    fa, fb = torch.isfinite(a), torch.isfinite(b)
+    # Non-finite values must sit in the same places with the same value.
+    bad = (fa != fb) | (~fb & ~(a == b) & ~(torch.isnan(a) & torch.isnan(b)))
+    if bool(bad.any()):
+        i = int(bad.nonzero()[0])
+        return (f"non-finite values differ at {_fmt_index(cpp, i)}: {a[i].item()!r} (Python) vs "
+                f"{b[i].item()!r} (C++)"), math.inf
+    a, b = a[fb], b[fb]
+    if a.numel() == 0:
+        return None, 0.0
+    d = (a - b).abs()
+    if tol.elem_rtol:
+        allowed = tol.elem_rtol * b.abs() + tol.elem_atol_frac * float(b.abs().max())
+        ratio = d / allowed.clamp_min(1e-300)
+        worst = int(ratio.argmax())
+        dev = float(ratio[worst])
+        if dev > 1.0:
+            full_index = int(fb.nonzero()[worst]) if not bool(fb.all()) else worst
+            return (f"max deviation at {_fmt_index(cpp, full_index)}: {a[worst].item():.9g} (Python) vs "
+                    f"{b[worst].item():.9g} (C++), |diff| {d[worst].item():.3g} > allowed "
+                    f"{allowed[worst].item():.3g} (rtol {tol.elem_rtol:g}, atol {tol.elem_atol_frac:g}*max|C++|)"), dev
+        return None, dev
+    ref = initial.detach().double().reshape(-1)[fb] if initial is not None else torch.zeros_like(b)
+    travel = float((b - ref).norm())
+    allowed = tol.travel_rel * travel + tol.floor_rel * float(b.norm())
+    err = float(d.norm())
+    dev = err / allowed if allowed > 0 else (0.0 if err == 0 else math.inf)
+    if dev > 1.0:
+        worst = int(d.argmax())
+        full_index = int(fb.nonzero()[worst]) if not bool(fb.all()) else worst
+        return (f"||Python - C++|| {err:.3g} > {allowed:.3g} = {tol.travel_rel:.2e} x distance travelled "
+                f"{travel:.3g} (+{tol.floor_rel:g} x ||C++||); worst element {_fmt_index(cpp, full_index)}: "
+                f"{a[worst].item():.9g} (Python) vs {b[worst].item():.9g} (C++)"), dev
+    return None, dev
+
+
+def compare_runs(case: str, precision: str, py, cpp, tol: Tolerance | None = None) -> CaseReport:
+    """Every difference between the Python run `py` and the C++ run `cpp`
+    (replay.Run values), earliest step first."""
+    tol = tol or TOLERANCES[precision]
+    steps = len(cpp.loss)
+    rep = CaseReport(case=case, precision=precision, steps=steps, mismatches=[],
+                     skipped_steps=tuple(i for i, s in enumerate(cpp.skipped) if s),
+                     final_scale=cpp.scale[-1] if cpp.scale else 1.0)
+    for key in ("loss", "scale", "skipped"):
+        if len(getattr(py, key)) != steps:
+            rep.mismatches.append(Mismatch(case, "-", key, f"{len(getattr(py, key))} steps (Python) vs {steps} (C++)"))
+    if rep.mismatches:
+        return rep
+
+    # Trajectory, step by step: the first step that disagrees is where the
+    # procedures part.
+    per_step = []
+    for i in range(steps):
+        if py.skipped[i] != cpp.skipped[i]:
+            per_step.append(Mismatch(case, str(i), "skipped",
+                                     f"Python {'skipped' if py.skipped[i] else 'stepped'}, "
+                                     f"C++ {'skipped' if cpp.skipped[i] else 'stepped'} (must match exactly)"))
+        if not _same_float(py.scale[i], cpp.scale[i]):
+            per_step.append(Mismatch(case, str(i), "scale",
+                                     f"{py.scale[i]:g} (Python) vs {cpp.scale[i]:g} (C++) (must match exactly)"))
+        r = loss_rel(py.loss[i], cpp.loss[i])
+        if math.isfinite(r):
+            rep.max_loss_rel = max(rep.max_loss_rel, r)
+        if r > tol.loss_rel:
+            per_step.append(Mismatch(case, str(i), "loss",
+                                     f"{py.loss[i]:.9g} (Python) vs {cpp.loss[i]:.9g} (C++), relative "
+                                     f"{r:.3g} > {tol.loss_rel:.3g}"))
+    rep.mismatches.extend(per_step)
+
+    final = f"final (after step {steps - 1})"
+    if len(py.final) != len(cpp.final):
+        rep.mismatches.append(Mismatch(case, final, "models", f"{len(py.final)} (Python) vs {len(cpp.final)} (C++)"))
+    for k, (pf, cf) in enumerate(zip(py.final, cpp.final)):
+        init = py.initial[k] if py.initial and k < len(py.initial) else {}
+        missing = sorted(set(cf) ^ set(pf))
+        if missing:
+            rep.mismatches.append(Mismatch(case, final, f"model{k}", f"tensors present on one side only: {missing}"))
+        for name in cf:
+            if name not in pf:
+                continue
+            problem, dev = compare_tensor(name, pf[name], cf[name], init.get(name), tol)
+            rep.tensors += 1
+            if math.isfinite(dev):
+                rep.max_tensor_dev = max(rep.max_tensor_dev, dev)
+            if problem:
+                rep.mismatches.append(Mismatch(case, final, f"model{k}.{name}", problem))
+    if len(py.optimizer_state) != len(cpp.optimizer_state):
+        rep.mismatches.append(Mismatch(case, final, "optimizer_state",
+                                       f"{len(py.optimizer_state)} tensors (Python) vs "
+                                       f"{len(cpp.optimizer_state)} (C++)"))
+    else:
+        for (pname, pt), (cname, ct) in zip(py.optimizer_state, cpp.optimizer_state):
+            problem, dev = compare_tensor(pname, pt, ct, None, tol)
+            rep.tensors += 1
+            if math.isfinite(dev):
+                rep.max_tensor_dev = max(rep.max_tensor_dev, dev)
+            if problem:
+                rep.mismatches.append(Mismatch(case, final, f"{cname} ({pname})", problem))
+    return rep

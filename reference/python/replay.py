@@ -1,0 +1,167 @@
+"""Read one case of `ampbench run --dump DIR` and replay it with the Python
+workloads.
+
+Dump layout (harness/dump/case_dump.cpp), one folder per case:
+  case.json              {"spec": {...}, "models": n, "micro_batches": m,
+                          "trajectory": {"loss": [...], "scale": [...], "skipped": [...]}}
+  initial_model<k>.pt    dict name -> tensor (parameters, then buffers)
+  final_model<k>.pt      same, after training
+  inputs.pt, labels.pt   lists of tensors, one per micro-batch, in order
+  optimizer_state.pt     list: SGD momentum buffers, or AdamW exp_avg,
+                         exp_avg_sq, per parameter in parameter order
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+from . import models as M
+from .spec import Spec, SpecError, spec_from_dump
+from .workloads import STEPS, TrainingState, apply_lr_schedule, optimizer_state_tensors
+
+
+class DumpError(Exception):
+    """A dump folder that cannot be used (exit 2)."""
+
+    def __init__(self, where, reason: str):
+        self.where = str(where)
+        self.reason = reason
+        super().__init__(f"{self.where}: {reason}")
+
+
+@dataclass
+class Run:
+    """What one run (C++ dump or Python replay) produced."""
+    loss: list            # per optimizer step (float; nan for non-finite/null)
+    scale: list
+    skipped: list
+    initial: list         # per model: {name: tensor}
+    final: list           # per model: {name: tensor}
+    optimizer_state: list  # [(name, tensor)]; C++ names are positional
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass
+class CaseDump:
+    folder: Path
+    spec: Spec
+    cpp: Run
+    inputs: list
+    labels: list
+
+
+def _load(path: Path):
+    if not path.is_file():
+        raise DumpError(path, "missing dump file")
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # noqa: BLE001 - any unreadable file is unusable input
+        raise DumpError(path, f"torch.load failed: {type(e).__name__}: {e}") from None
+
+
+def _tensor_dict(path: Path) -> dict:
+    obj = _load(path)
+    if not isinstance(obj, dict) or not all(isinstance(v, torch.Tensor) for v in obj.values()):
+        raise DumpError(path, "expected a dict of name -> tensor")
+    return dict(obj)
+
+
+def _tensor_list(path: Path) -> list:
+    obj = _load(path)
+    if not isinstance(obj, (list, tuple)) or not all(isinstance(v, torch.Tensor) for v in obj):
+        raise DumpError(path, "expected a list of tensors")
+    return list(obj)
+
+
+def _series(traj: dict, key: str, where: Path) -> list:
+    values = traj.get(key)
+    if not isinstance(values, list):
+        raise DumpError(where, f"trajectory.{key} is missing or not a list")
+    return values
+
+
+def load_case(folder: Path) -> CaseDump:
+    folder = Path(folder)
+    meta_path = folder / "case.json"
+    if not meta_path.is_file():
+        raise DumpError(folder, "no case.json (not an ampbench dump folder)")
+    try:
+        meta = json.loads(meta_path.read_text())
+    except (OSError, ValueError) as e:
+        raise DumpError(meta_path, f"not valid JSON: {e}") from None
+    if not isinstance(meta, dict):
+        raise DumpError(meta_path, "expected an object")
+    try:
+        spec = spec_from_dump(meta.get("spec"))
+    except SpecError as e:
+        raise DumpError(meta_path, str(e)) from None
+    traj = meta.get("trajectory")
+    if not isinstance(traj, dict):
+        raise DumpError(meta_path, "trajectory is missing")
+    loss = [math.nan if v is None else float(v) for v in _series(traj, "loss", meta_path)]
+    scale = [math.nan if v is None else float(v) for v in _series(traj, "scale", meta_path)]
+    skipped = _series(traj, "skipped", meta_path)
+    for key, values in (("loss", loss), ("scale", scale), ("skipped", skipped)):
+        if len(values) != spec.steps:
+            raise DumpError(meta_path, f"trajectory.{key} has {len(values)} entries for {spec.steps} steps")
+
+    n_models = spec.model_count()
+    initial = [_tensor_dict(folder / f"initial_model{k}.pt") for k in range(n_models)]
+    final = [_tensor_dict(folder / f"final_model{k}.pt") for k in range(n_models)]
+    inputs = _tensor_list(folder / "inputs.pt")
+    labels = _tensor_list(folder / "labels.pt")
+    need = spec.steps * spec.micro_batches()
+    if len(inputs) != need or len(labels) != need:
+        raise DumpError(folder, f"{len(inputs)} input and {len(labels)} label batches; "
+                                f"{spec.steps} steps x {spec.micro_batches()} micro-batches need {need}")
+    opt_state = _tensor_list(folder / "optimizer_state.pt")
+    cpp = Run(loss=loss, scale=scale, skipped=[bool(v) for v in skipped], initial=initial, final=final,
+              optimizer_state=[(f"optimizer_state[{i}]", t) for i, t in enumerate(opt_state)])
+    return CaseDump(folder=folder, spec=spec, cpp=cpp, inputs=inputs, labels=labels)
+
+
+def build_models(spec: Spec, initial: list, device: torch.device, where="") -> list:
+    """Python models holding the dumped initial state (loaded by name)."""
+    out = []
+    for k, state in enumerate(initial):
+        model = M.make_model(spec.model, spec.sizes)
+        problem = M.check_parameter_order(model, list(state.keys()))
+        if problem:
+            raise DumpError(where, f"initial_model{k}.pt: {problem}")
+        try:
+            model.load_state_dict(state, strict=True)
+        except RuntimeError as e:
+            raise DumpError(where, f"initial_model{k}.pt does not load into the Python {spec.model}: "
+                                   + " ".join(str(e).split())) from None
+        model.to(device).train()
+        out.append(model)
+    return out
+
+
+def replay(case: CaseDump, device: str = "cpu") -> Run:
+    """Trains the case's steps on the dumped batches from the dumped initial
+    state; returns the Python run."""
+    spec = case.spec
+    dev = torch.device(device)
+    models = build_models(spec, case.cpp.initial, dev, case.folder)
+    s = TrainingState(spec, models, dev)
+    step_fn = STEPS[spec.workload]
+    micro = spec.micro_batches()
+    batches = [(x.to(dev), y.to(dev)) for x, y in zip(case.inputs, case.labels)]
+    loss, scale, skipped = [], [], []
+    for step in range(spec.steps):
+        s.step_index = step
+        apply_lr_schedule(s)
+        outcome = step_fn(s, batches[step * micro:(step + 1) * micro])
+        loss.append(float(outcome.loss.float().item()))
+        skipped.append(bool(outcome.skipped))
+        scale.append(float(s.scaler.get_scale()))
+    final = [{k: v.detach().cpu().clone() for k, v in m.state_dict().items()} for m in models]
+    opt_state = [(n, t.detach().cpu().clone()) for n, t in optimizer_state_tensors(s)]
+    return Run(loss=loss, scale=scale, skipped=skipped, initial=case.cpp.initial, final=final,
+               optimizer_state=opt_state)

@@ -1,0 +1,125 @@
+"""CaseSpec in Python: the fields of harness/suite/case_spec.h the workloads
+read, from a dump's case.json ("spec") or from a suite file (suite.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+WORKLOADS = ("plain", "clip_norm", "clip_value", "accumulation", "penalty", "multi")
+# Negative controls: each one mistake from MISSION.md (harness/suite/suite.cpp).
+VARIANTS = {
+    "plain": ("correct", "no_scaler", "fresh_scaler_each_step"),
+    "clip_norm": ("correct", "clip_before_unscale"),
+    "clip_value": ("correct", "clip_before_unscale"),
+    "accumulation": ("correct", "step_every_microbatch"),
+    "penalty": ("correct", "penalty_from_scaled_grads"),
+    "multi": ("correct", "update_per_optimizer"),
+}
+MODELS = ("mlp", "cnn", "transformer")
+PRECISIONS = ("fp32", "fp16", "bf16")
+OPTIMIZERS = ("sgd", "adamw")
+SIZE_KEYS = ("batch", "in_features", "hidden", "classes", "channels", "image", "seq", "d_model",
+             "heads", "ffn")
+DEFAULT_SIZES = {"batch": 32, "in_features": 64, "hidden": 128, "classes": 16, "channels": 16,
+                 "image": 16, "seq": 16, "d_model": 64, "heads": 4, "ffn": 128}
+DEFAULT_SCALER = {"init_scale": 65536.0, "growth_factor": 2.0, "backoff_factor": 0.5,
+                  "growth_interval": 2000}
+
+
+class SpecError(ValueError):
+    """A spec the reference cannot run (unknown workload, missing field...)."""
+
+
+@dataclass
+class Throughput:
+    enabled: bool = True
+    warmup_steps: int = 2
+    measured_steps: int = 5
+    repetitions: int = 3
+    input: str = "cached"  # cached | host
+
+
+@dataclass
+class Spec:
+    id: str
+    workload: str
+    model: str
+    precision: str
+    optimizer: str
+    variant: str = "correct"
+    tag: str = ""
+    scaler_enabled: bool = False
+    device: str = "cpu"
+    world_size: int = 1
+    steps: int = 10
+    seed: int = 1
+    lr: float = 0.05
+    cosine_schedule: bool = False
+    sizes: dict = field(default_factory=lambda: dict(DEFAULT_SIZES))
+    iters_to_accumulate: int = 2
+    max_norm: float = 1.0
+    clip_value: float = 0.05
+    loss_multiplier: float = 1.0
+    inject_inf_step: int = -1
+    skip_steps: list = field(default_factory=list)
+    scaler: dict = field(default_factory=lambda: dict(DEFAULT_SCALER))
+    expect: str = "pass"
+    baseline_id: str = ""
+    throughput: Throughput = field(default_factory=Throughput)
+
+    def micro_batches(self) -> int:
+        """Micro-batches one optimizer step consumes."""
+        return self.iters_to_accumulate if self.workload == "accumulation" else 1
+
+    def effective_batch(self) -> int:
+        return self.sizes["batch"] * self.micro_batches() * self.world_size
+
+    def model_count(self) -> int:
+        return 2 if self.workload == "multi" else 1
+
+    def validate(self) -> None:
+        if self.workload not in WORKLOADS:
+            raise SpecError(f"unknown workload '{self.workload}' (known: {', '.join(WORKLOADS)})")
+        if self.variant not in VARIANTS[self.workload]:
+            raise SpecError(f"unknown variant '{self.variant}' of {self.workload} "
+                            f"(known: {', '.join(VARIANTS[self.workload])})")
+        if self.model not in MODELS:
+            raise SpecError(f"unknown model '{self.model}'")
+        if self.precision not in PRECISIONS:
+            raise SpecError(f"unknown precision '{self.precision}'")
+        if self.optimizer not in OPTIMIZERS:
+            raise SpecError(f"unknown optimizer '{self.optimizer}'")
+        if self.steps <= 0 or self.iters_to_accumulate <= 0:
+            raise SpecError("steps and iters_to_accumulate must be positive")
+
+
+_DUMP_REQUIRED = ("id", "workload", "variant", "model", "precision", "optimizer", "scaler_enabled",
+                  "steps", "lr", "cosine_schedule", "iters_to_accumulate", "max_norm", "clip_value",
+                  "loss_multiplier", "inject_inf_step", "skip_steps", "scaler", "sizes")
+
+
+def spec_from_dump(obj: dict) -> Spec:
+    """The "spec" object of a dump's case.json (harness/dump/case_dump.cpp)."""
+    if not isinstance(obj, dict):
+        raise SpecError("\"spec\" is not an object")
+    missing = [k for k in _DUMP_REQUIRED if k not in obj]
+    if missing:
+        raise SpecError(f"\"spec\" lacks {', '.join(missing)}")
+    sizes = dict(DEFAULT_SIZES)
+    sizes.update({k: int(v) for k, v in obj["sizes"].items() if k in SIZE_KEYS})
+    scaler = dict(DEFAULT_SCALER)
+    scaler.update(obj["scaler"])
+    spec = Spec(
+        id=obj["id"], workload=obj["workload"], variant=obj["variant"], model=obj["model"],
+        precision=obj["precision"], optimizer=obj["optimizer"],
+        scaler_enabled=bool(obj["scaler_enabled"]), device=obj.get("device", "cpu"),
+        steps=int(obj["steps"]), seed=int(obj.get("seed", 1)), lr=float(obj["lr"]),
+        cosine_schedule=bool(obj["cosine_schedule"]),
+        sizes=sizes, iters_to_accumulate=int(obj["iters_to_accumulate"]),
+        max_norm=float(obj["max_norm"]), clip_value=float(obj["clip_value"]),
+        loss_multiplier=float(obj["loss_multiplier"]), inject_inf_step=int(obj["inject_inf_step"]),
+        skip_steps=[int(s) for s in obj["skip_steps"]], scaler=scaler,
+    )
+    spec.validate()
+    return spec

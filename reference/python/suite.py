@@ -1,0 +1,216 @@
+"""Suite files (suites/NAME.json) expanded to cases exactly as
+harness/suite/suite.cpp does: the matrix (workload x model x optimizer x
+precision, in that nesting) and then the explicit cases, each preceded by its
+fp32 baseline the first time that baseline is needed; ids as make_case_id.
+
+Only what the Python bench needs is modelled; tolerances are read for
+structure but not resolved.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .spec import (DEFAULT_SCALER, MODELS, OPTIMIZERS, PRECISIONS, VARIANTS, WORKLOADS, Spec,
+                   Throughput)
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+class SuiteError(ValueError):
+    pass
+
+
+@dataclass
+class Settings:
+    steps: int = 10
+    seed: int = 1
+    lr: dict = field(default_factory=lambda: {"sgd": 0.05, "adamw": 0.003})
+    cosine_schedule: bool = False
+    iters_to_accumulate: int = 2
+    max_norm: float = 1.0
+    clip_value: float = 0.05
+    loss_multiplier: float = 1.0
+    inject_inf_step: int = -1
+    scaler: dict = field(default_factory=lambda: dict(DEFAULT_SCALER))
+
+
+SETTING_KEYS = ("steps", "seed", "lr", "cosine_schedule", "iters_to_accumulate", "max_norm", "clip_value",
+                "loss_multiplier", "inject_inf_step", "scaler")
+
+
+@dataclass
+class Suite:
+    name: str
+    path: str
+    cases: list
+
+
+def needs_scaler(precision: str) -> bool:
+    return precision == "fp16"
+
+
+def make_case_id(c: Spec) -> str:
+    out = c.workload
+    if c.variant != "correct":
+        out += "+" + c.variant
+    out += f"/{c.model}/{c.precision}"
+    if c.scaler_enabled and not needs_scaler(c.precision):
+        out += "+scaler"
+    out += "/" + c.optimizer
+    if c.tag:
+        out += "@" + c.tag
+    return out
+
+
+def resolve_suite_path(name_or_path: str) -> Path:
+    if "/" in name_or_path or name_or_path.endswith(".json"):
+        return Path(name_or_path)
+    path = REPO_ROOT / "suites" / f"{name_or_path}.json"
+    if not path.is_file():
+        known = ", ".join(sorted(p.stem for p in (REPO_ROOT / "suites").glob("*.json")))
+        raise SuiteError(f"unknown suite '{name_or_path}' (known: {known})")
+    return path
+
+
+def _read_settings(node: dict, base: Settings, where: str) -> Settings:
+    s = copy.deepcopy(base)
+    for key in ("steps", "seed", "cosine_schedule", "iters_to_accumulate", "max_norm", "clip_value",
+                "loss_multiplier", "inject_inf_step"):
+        if key in node:
+            setattr(s, key, node[key])
+    if "lr" in node:
+        lr = node["lr"]
+        if isinstance(lr, (int, float)):
+            s.lr = {o: float(lr) for o in s.lr}
+        elif isinstance(lr, dict):
+            s.lr.update({k: float(v) for k, v in lr.items()})
+        else:
+            raise SuiteError(f"{where}.lr: expected a number or an object")
+    if "scaler" in node:
+        s.scaler.update(node["scaler"])
+    return s
+
+
+def _read_throughput(node: dict) -> Throughput:
+    t = Throughput()
+    for key in ("enabled", "warmup_steps", "measured_steps", "repetitions", "input"):
+        if key in node:
+            setattr(t, key, node[key])
+    if t.input not in ("cached", "host"):
+        raise SuiteError(f"throughput.input: expected \"cached\" or \"host\", got \"{t.input}\"")
+    return t
+
+
+def _make_case(ctx: dict, workload: str, model: str, precision: str, optimizer: str, s: Settings) -> Spec:
+    return Spec(id="", workload=workload, model=model, precision=precision, optimizer=optimizer,
+                scaler_enabled=needs_scaler(precision), device=ctx["device"], steps=s.steps, seed=s.seed,
+                lr=s.lr[optimizer], cosine_schedule=s.cosine_schedule, sizes=dict(ctx["models"][model]),
+                iters_to_accumulate=s.iters_to_accumulate, max_norm=s.max_norm, clip_value=s.clip_value,
+                loss_multiplier=s.loss_multiplier, inject_inf_step=s.inject_inf_step,
+                scaler=dict(s.scaler), throughput=copy.copy(ctx["throughput"]))
+
+
+def _needs_baseline(c: Spec) -> bool:
+    return c.precision != "fp32" or c.scaler_enabled or c.variant != "correct"
+
+
+def _baseline_for(c: Spec, ctx: dict) -> Spec:
+    b = copy.deepcopy(c)
+    b.precision, b.variant, b.scaler_enabled, b.expect = "fp32", "correct", False, "pass"
+    b.throughput = copy.copy(ctx["throughput"])
+    b.baseline_id = ""
+    b.id = make_case_id(b)
+    return b
+
+
+def _add_case(cases: list, ids: set, c: Spec, ctx: dict, where: str) -> None:
+    if _needs_baseline(c):
+        base = _baseline_for(c, ctx)
+        c.baseline_id = base.id
+        if base.id not in ids:
+            ids.add(base.id)
+            cases.append(base)
+    c.id = make_case_id(c)
+    if c.id in ids:
+        if not _needs_baseline(c):
+            return
+        raise SuiteError(f"{ctx['file']}: {where}: duplicate case id '{c.id}' (give it a distinct \"tag\")")
+    ids.add(c.id)
+    cases.append(c)
+
+
+def _read_explicit(ctx: dict, node: dict, where: str) -> Spec:
+    for key in ("workload", "model", "precision", "optimizer"):
+        if key not in node:
+            raise SuiteError(f"{ctx['file']}: {where}.{key}: missing required field")
+    w, m, p, o = node["workload"], node["model"], node["precision"], node["optimizer"]
+    if w not in WORKLOADS or m not in MODELS or p not in PRECISIONS or o not in OPTIMIZERS:
+        raise SuiteError(f"{ctx['file']}: {where}: unknown workload/model/precision/optimizer")
+    if m not in ctx["models"]:
+        raise SuiteError(f"{ctx['file']}: {where}.model: model '{m}' has no sizes in \"models\"")
+    c = _make_case(ctx, w, m, p, o, _read_settings(node, ctx["defaults"], where))
+    c.variant = node.get("variant", "correct")
+    if c.variant not in VARIANTS[w]:
+        raise SuiteError(f"{ctx['file']}: {where}.variant: unknown variant '{c.variant}' of {w}")
+    c.tag = node.get("tag", "")
+    if any(k in node for k in SETTING_KEYS) and not c.tag:
+        raise SuiteError(f"{ctx['file']}: {where}.tag: a case that overrides settings needs a \"tag\"")
+    c.scaler_enabled = bool(node.get("scaler_enabled", needs_scaler(p)))
+    if c.variant == "no_scaler":
+        c.scaler_enabled = False
+    if c.scaler_enabled and p == "bf16":
+        raise SuiteError(f"{ctx['file']}: {where}.scaler_enabled: bf16 with a GradScaler is a configuration mistake")
+    c.expect = node.get("expect", "pass")
+    c.throughput.enabled = c.throughput.enabled and c.expect == "pass"
+    return c
+
+
+def parse_suite(text: str, path: str, device: str) -> Suite:
+    try:
+        root = json.loads(text)
+    except ValueError as e:
+        raise SuiteError(f"{path}: not valid JSON: {e}") from None
+    if not isinstance(root, dict) or "name" not in root:
+        raise SuiteError(f"{path}: name: missing required field")
+    if "models" not in root:
+        raise SuiteError(f"{path}: models: missing required field")
+    models = {}
+    for name, sizes in root["models"].items():
+        if name not in MODELS:
+            raise SuiteError(f"{path}: models.{name}: unknown model '{name}'")
+        full = {"batch": 32, "in_features": 64, "hidden": 128, "classes": 16, "channels": 16, "image": 16,
+                "seq": 16, "d_model": 64, "heads": 4, "ffn": 128}
+        full.update(sizes)
+        models[name] = full
+    ctx = {"file": path, "device": device, "models": models,
+           "defaults": _read_settings(root.get("defaults", {}), Settings(), "defaults"),
+           "throughput": _read_throughput(root.get("throughput", {}))}
+    cases, ids = [], set()
+    if "matrix" in root:
+        m = root["matrix"]
+        for w in m["workloads"]:
+            for model in m["models"]:
+                if model not in models:
+                    raise SuiteError(f"{path}: matrix.models: model '{model}' has no sizes in \"models\"")
+                for opt in m["optimizers"]:
+                    for p in m["precisions"]:
+                        _add_case(cases, ids, _make_case(ctx, w, model, p, opt, ctx["defaults"]), ctx, "matrix")
+    for i, node in enumerate(root.get("cases", [])):
+        where = f"cases[{i}]"
+        _add_case(cases, ids, _read_explicit(ctx, node, where), ctx, where)
+    if not cases:
+        raise SuiteError(f"{path}: matrix: the suite expands to no cases")
+    return Suite(name=root["name"], path=path, cases=cases)
+
+
+def load_suite(name_or_path: str, device: str) -> Suite:
+    path = resolve_suite_path(name_or_path)
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise SuiteError(f"{path}: cannot open suite file: {e}") from None
+    return parse_suite(text, str(path), device)

@@ -1,0 +1,89 @@
+"""The suite expansion mirrors harness/suite/suite.cpp: same ids, same order."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from reference.python.bench import main as bench_main
+from reference.python.suite import SuiteError, load_suite, parse_suite
+
+BINARY = os.environ.get("AMPBENCH_BINARY", "")
+
+
+def test_smoke_expansion_shape():
+    suite = load_suite("smoke", "cpu")
+    ids = [c.id for c in suite.cases]
+    assert len(ids) == len(set(ids))
+    # Matrix: 6 workloads x 3 models x 3 precisions (sgd only) = 54.
+    assert ids[:3] == ["plain/mlp/fp32/sgd", "plain/mlp/fp16/sgd", "plain/mlp/bf16/sgd"]
+    assert "plain/mlp/fp32+scaler/sgd@exact" in ids
+    assert "clip_norm+clip_before_unscale/mlp/fp16/sgd" in ids
+    # A baseline comes before the first case that needs it.
+    assert ids.index("plain/mlp/fp32/adamw@tinygrad") < ids.index("plain/mlp/fp16/adamw@tinygrad")
+    by_id = {c.id: c for c in suite.cases}
+    assert by_id["plain/mlp/fp16/adamw@tinygrad"].baseline_id == "plain/mlp/fp32/adamw@tinygrad"
+    assert by_id["plain+no_scaler/mlp/fp16/adamw@tinygrad"].scaler_enabled is False
+    assert by_id["multi/mlp/fp16/sgd@growth"].scaler["growth_interval"] == 2
+    assert by_id["accumulation/mlp/fp16/sgd"].effective_batch() == 64
+    assert not by_id["penalty+penalty_from_scaled_grads/mlp/fp16/sgd"].throughput.enabled
+
+
+def test_suite_errors_are_reported():
+    with pytest.raises(SuiteError, match="unknown suite"):
+        load_suite("no-such-suite", "cpu")
+    with pytest.raises(SuiteError, match="not valid JSON"):
+        parse_suite("{", "x.json", "cpu")
+    with pytest.raises(SuiteError, match="bf16 with a GradScaler"):
+        parse_suite(json.dumps({"name": "x", "models": {"mlp": {"batch": 8}}, "cases": [
+            {"workload": "plain", "model": "mlp", "precision": "bf16", "optimizer": "sgd",
+             "scaler_enabled": True}]}), "x.json", "cpu")
+
+
+def test_bench_refuses_bad_arguments(capsys):
+    assert bench_main(["--suite", "no-such-suite"]) == 2
+    assert bench_main(["--suite", "smoke", "--filter", "^nothing-matches$"]) == 2
+
+
+@pytest.mark.skipif(not BINARY, reason="AMPBENCH_BINARY is not set: cannot compare with `ampbench list`")
+@pytest.mark.parametrize("suite", ["smoke", "conformance", "throughput"])
+def test_ids_match_the_cpp_loader(suite):
+    proc = subprocess.run([BINARY, "list", "--suite", suite], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    cpp_ids = [line.split()[0] for line in proc.stdout.splitlines()[1:] if line.strip()]
+    assert [c.id for c in load_suite(suite, "cpu").cases] == cpp_ids
+
+
+def test_bench_writes_the_results_schema(tmp_path):
+    suite = tmp_path / "tiny.json"
+    suite.write_text(json.dumps({
+        "name": "tiny", "defaults": {"steps": 2},
+        "models": {"mlp": {"batch": 8, "in_features": 8, "hidden": 8, "classes": 4}},
+        "matrix": {"workloads": ["accumulation"], "models": ["mlp"], "precisions": ["fp16"],
+                   "optimizers": ["sgd"]},
+        "tolerances": {"fp32": {}, "fp16": {}, "bf16": {}},
+        "throughput": {"warmup_steps": 1, "measured_steps": 2, "repetitions": 2}}))
+    out = tmp_path / "results.json"
+    assert bench_main(["--suite", str(suite), "--out", str(out), "--device", "cpu"]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["schema"] == "ampbench.results" and doc["schema_version"] == 1 and doc["complete"]
+    assert doc["env"]["implementation"] == "python"
+    for key in ("host", "os", "cpu_model", "cpu_cores", "device", "gpu_name", "gpu_count", "compute_capability",
+                "driver", "cuda_runtime", "cudnn", "nccl", "libtorch_version", "torch_build", "compiler",
+                "git_commit", "git_dirty"):
+        assert key in doc["env"], key
+    ids = [c["id"] for c in doc["cases"]]
+    assert ids == ["accumulation/mlp/fp32/sgd", "accumulation/mlp/fp16/sgd"]
+    case = doc["cases"][1]
+    assert case["status"] == "pass" and case["conforms"] is True and case["batch_size"] == 16
+    tp = case["throughput"]
+    assert tp["unit"] == "samples/s" and tp["repetitions"] == 2 and len(tp["samples_per_s"]) == 2
+    assert tp["min"] <= tp["median"] <= tp["max"]
+    assert len(case["trajectory"]["loss"]) == 2
+    # The report tooling reads it.
+    from reports.schema import load_results
+    load_results(out)

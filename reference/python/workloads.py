@@ -1,0 +1,275 @@
+"""MISSION.md's single-process workloads, written with PyTorch's Python API:
+torch.autocast for the forward pass and torch.amp.GradScaler for loss
+scaling.  Each step function does one optimizer iteration and reads like the
+recipe; the negative controls are the `variant` branches beside the correct
+line they break, as in harness/workloads/*.cpp.
+
+The shared moves (autocast regions, the loss, the inf injection hook, the
+skip_steps alignment, the cosine schedule) mirror
+harness/workloads/training_state.cpp so that the C++ and Python runs agree on
+every step, including the wrong procedures.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, NamedTuple
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .spec import Spec
+
+AUTOCAST_DTYPES = {"fp32": None, "fp16": torch.float16, "bf16": torch.bfloat16}
+
+
+def make_scaler(spec: Spec, device: torch.device) -> torch.amp.GradScaler:
+    s = spec.scaler
+    return torch.amp.GradScaler(device.type, init_scale=s["init_scale"], growth_factor=s["growth_factor"],
+                                backoff_factor=s["backoff_factor"], growth_interval=int(s["growth_interval"]),
+                                enabled=spec.scaler_enabled)
+
+
+def make_optimizer(spec: Spec, model: nn.Module) -> torch.optim.Optimizer:
+    # LibTorch's optimizers loop over parameters one at a time; foreach=False
+    # asks Python for the same single-tensor loop (its default on CPU anyway).
+    if spec.optimizer == "sgd":
+        return torch.optim.SGD(model.parameters(), lr=spec.lr, momentum=0.9, foreach=False)
+    if spec.optimizer == "adamw":
+        return torch.optim.AdamW(model.parameters(), lr=spec.lr, weight_decay=0.01, foreach=False)
+    raise ValueError(f"unknown optimizer '{spec.optimizer}'")
+
+
+class TrainingState:
+    """Models, optimizers, scaler and policy of one case (TrainingState in
+    training_state.h)."""
+
+    def __init__(self, spec: Spec, models: list[nn.Module], device: torch.device):
+        self.spec = spec
+        self.device = device
+        self.models = models
+        self.optimizers = [make_optimizer(spec, m) for m in models]
+        self.scaler = make_scaler(spec, device)
+        self.dtype = AUTOCAST_DTYPES[spec.precision]
+        self.step_index = 0
+        # GradScaler.step() returns the optimizer's return value, not whether
+        # it stepped; a post-step hook counts the steps actually taken.
+        self.steps_taken = [0] * len(self.optimizers)
+        for i, opt in enumerate(self.optimizers):
+            opt.register_step_post_hook(self._counter(i))
+
+    def _counter(self, i):
+        def hook(optimizer, args, kwargs):
+            self.steps_taken[i] += 1
+        return hook
+
+    def autocast(self):
+        """The precision's autocast region (disabled for fp32)."""
+        return torch.autocast(self.device.type, dtype=self.dtype, enabled=self.dtype is not None)
+
+    def first_parameter(self) -> torch.Tensor:
+        return next(iter(self.models[0].parameters()))
+
+
+def forward(s: TrainingState, model: nn.Module, inputs: torch.Tensor) -> torch.Tensor:
+    with s.autocast():
+        return model(inputs)
+
+
+def loss_fn(s: TrainingState, out: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """cross_entropy inside autocast, times the case's loss_multiplier."""
+    with s.autocast():
+        loss = F.cross_entropy(out, labels)
+        return loss if s.spec.loss_multiplier == 1.0 else loss * s.spec.loss_multiplier
+
+
+def inject_inf_if_due(s: TrainingState) -> bool:
+    """PyTorch's grad-scaling test hook: at inject_inf_step an inf lands in
+    the first element of the first parameter's gradient."""
+    if s.step_index != s.spec.inject_inf_step:
+        return False
+    grad = s.first_parameter().grad
+    if grad is not None:
+        with torch.no_grad():
+            grad.view(-1)[0] = math.inf
+    return True
+
+
+def step_optimizer(s: TrainingState, opt: torch.optim.Optimizer, injected: bool) -> bool:
+    """scaler.step(opt), except at a skip_steps step, or in a run without a
+    scaler whose gradients were poisoned on purpose: there the step is
+    skipped as a scaler would have.  Returns whether the optimizer stepped."""
+    if s.step_index in s.spec.skip_steps:
+        return False
+    if injected and not s.scaler.is_enabled():
+        return False
+    i = s.optimizers.index(opt)
+    before = s.steps_taken[i]
+    s.scaler.step(opt)
+    return s.steps_taken[i] > before
+
+
+def apply_lr_schedule(s: TrainingState) -> None:
+    if not s.spec.cosine_schedule:
+        return
+    progress = s.step_index / max(1, s.spec.steps)
+    lr = s.spec.lr * 0.5 * (1.0 + math.cos(math.pi * progress))
+    for opt in s.optimizers:
+        for group in opt.param_groups:
+            group["lr"] = lr
+
+
+class StepOutcome(NamedTuple):
+    loss: torch.Tensor  # detached
+    skipped: bool       # an optimizer skipped its step
+
+
+Batch = tuple  # (inputs, labels)
+
+
+def plain_step(s: TrainingState, batches: list[Batch]) -> StepOutcome:
+    x, y = batches[0]
+    # Negative control: a scaler re-created every step is never updated
+    # across steps, so its scale never backs off or grows.
+    if s.spec.variant == "fresh_scaler_each_step":
+        s.scaler = make_scaler(s.spec, s.device)
+    model, opt = s.models[0], s.optimizers[0]
+    opt.zero_grad()
+    out = forward(s, model, x)
+    loss = loss_fn(s, out, y)
+    s.scaler.scale(loss).backward()  # outside the autocast region
+    injected = inject_inf_if_due(s)
+    stepped = step_optimizer(s, opt, injected)
+    s.scaler.update()
+    return StepOutcome(loss.detach(), not stepped)
+
+
+def _clip_step(s: TrainingState, batches: list[Batch], by_norm: bool) -> StepOutcome:
+    x, y = batches[0]
+    model, opt = s.models[0], s.optimizers[0]
+    opt.zero_grad()
+    out = forward(s, model, x)
+    loss = loss_fn(s, out, y)
+    s.scaler.scale(loss).backward()
+    injected = inject_inf_if_due(s)
+    # Negative control "clip_before_unscale" omits this line: the threshold
+    # then clips gradients that are still multiplied by the scale.
+    if s.spec.variant != "clip_before_unscale":
+        s.scaler.unscale_(opt)
+    params = list(model.parameters())
+    if by_norm:
+        torch.nn.utils.clip_grad_norm_(params, s.spec.max_norm)
+    else:
+        torch.nn.utils.clip_grad_value_(params, s.spec.clip_value)
+    stepped = step_optimizer(s, opt, injected)
+    s.scaler.update()
+    return StepOutcome(loss.detach(), not stepped)
+
+
+def clip_norm_step(s: TrainingState, batches: list[Batch]) -> StepOutcome:
+    return _clip_step(s, batches, by_norm=True)
+
+
+def clip_value_step(s: TrainingState, batches: list[Batch]) -> StepOutcome:
+    return _clip_step(s, batches, by_norm=False)
+
+
+def accumulation_step(s: TrainingState, micro_batches: list[Batch]) -> StepOutcome:
+    model, opt = s.models[0], s.optimizers[0]
+    n = len(micro_batches)
+    every_microbatch = s.spec.variant == "step_every_microbatch"  # negative control
+    total = None
+    any_skipped = False
+    injected = False
+    for i, (x, y) in enumerate(micro_batches):
+        out = forward(s, model, x)
+        loss = loss_fn(s, out, y) / n
+        s.scaler.scale(loss).backward()
+        total = loss.detach() if total is None else total + loss.detach()
+        last = i == n - 1
+        if last:
+            injected = inject_inf_if_due(s)
+        if last or every_microbatch:
+            any_skipped |= not step_optimizer(s, opt, injected)
+            s.scaler.update()
+    opt.zero_grad()
+    return StepOutcome(total, any_skipped)
+
+
+def penalty_step(s: TrainingState, batches: list[Batch]) -> StepOutcome:
+    x, y = batches[0]
+    model, opt = s.models[0], s.optimizers[0]
+    opt.zero_grad()
+    params = list(model.parameters())
+    out = forward(s, model, x)
+    loss = loss_fn(s, out, y)
+    grads = torch.autograd.grad(s.scaler.scale(loss), params, retain_graph=True, create_graph=True)
+    # No optimizer owns these gradients, so unscale_ does not apply: unscale
+    # by hand.  Negative control "penalty_from_scaled_grads" skips this.
+    if s.spec.variant != "penalty_from_scaled_grads":
+        inv_scale = 1.0 / s.scaler.get_scale()
+        grads = [g * inv_scale for g in grads]
+    with s.autocast():
+        norm_sq = grads[0].pow(2).sum()
+        for g in grads[1:]:
+            norm_sq = norm_sq + g.pow(2).sum()
+        loss = loss + norm_sq.sqrt()
+    s.scaler.scale(loss).backward()
+    injected = inject_inf_if_due(s)
+    stepped = step_optimizer(s, opt, injected)
+    s.scaler.update()
+    return StepOutcome(loss.detach(), not stepped)
+
+
+def multi_step(s: TrainingState, batches: list[Batch]) -> StepOutcome:
+    x, y = batches[0]
+    opt0, opt1 = s.optimizers
+    opt0.zero_grad()
+    opt1.zero_grad()
+    o0 = forward(s, s.models[0], x)
+    o1 = forward(s, s.models[1], x)
+    l0 = loss_fn(s, 2 * o0 + 3 * o1, y)
+    l1 = loss_fn(s, 3 * o0 - 5 * o1, y)
+    s.scaler.scale(l0).backward(retain_graph=True)
+    s.scaler.scale(l1).backward()
+    injected = inject_inf_if_due(s)
+    update_per_optimizer = s.spec.variant == "update_per_optimizer"  # negative control
+    stepped0 = step_optimizer(s, opt0, injected)
+    if update_per_optimizer:
+        s.scaler.update()
+    stepped1 = step_optimizer(s, opt1, False)
+    s.scaler.update()  # ONE update per iteration, after every step
+    return StepOutcome((l0 + l1).detach(), not stepped0 or not stepped1)
+
+
+STEPS: dict[str, Callable[[TrainingState, list[Batch]], StepOutcome]] = {
+    "plain": plain_step,
+    "clip_norm": clip_norm_step,
+    "clip_value": clip_value_step,
+    "accumulation": accumulation_step,
+    "penalty": penalty_step,
+    "multi": multi_step,
+}
+
+
+def optimizer_state_tensors(s: TrainingState) -> list[tuple[str, torch.Tensor]]:
+    """(name, tensor) in the order harness/runner/runner.cpp flattens them:
+    per optimizer, per parameter: the SGD momentum buffer, or AdamW's
+    exp_avg then exp_avg_sq; parameters without state are left out."""
+    out = []
+    for k, (model, opt) in enumerate(zip(s.models, s.optimizers)):
+        names = {id(p): n for n, p in model.named_parameters()}
+        for group in opt.param_groups:
+            for p in group["params"]:
+                st = opt.state.get(p)
+                if not st:
+                    continue
+                pname = f"model{k}.{names.get(id(p), '?')}"
+                if "momentum_buffer" in st:
+                    if st["momentum_buffer"] is not None:
+                        out.append((f"{pname}:momentum_buffer", st["momentum_buffer"]))
+                elif "exp_avg" in st:
+                    out.append((f"{pname}:exp_avg", st["exp_avg"]))
+                    out.append((f"{pname}:exp_avg_sq", st["exp_avg_sq"]))
+    return out
