@@ -61,8 +61,9 @@ class AutocastState {
 // restores the worker's own state on exit. Counts as an autocast region of
 // the worker (nesting is per thread), so the cast cache is cleared when the
 // worker's outermost region exits, as Python's DataParallel workers do with
-// their own `with autocast(...)`. (In LibTorch 2.11 the cache itself is
-// process-wide: parent and workers share the casts.)
+// their own `with autocast(...)`. (Recent LibTorch keeps the cache itself in
+// one process-wide map, so a worker's exit also drops the parent's casts:
+// a re-cast, not a wrong result.)
 class AutocastStateGuard {
  public:
   explicit AutocastStateGuard(const AutocastState& state);
