@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -135,6 +136,12 @@ int launch_local_ranks(const LaunchOptions& options) {
         continue;
       env_strings.push_back(kv);
     }
+    // As torchrun: ranks sharing a host must not each start an OpenMP team
+    // as wide as the host (they would spin against each other).
+    if (std::getenv("OMP_NUM_THREADS") == nullptr) {
+      const long cores = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+      env_strings.push_back("OMP_NUM_THREADS=" + std::to_string(std::max(1L, cores / options.nproc)));
+    }
     env_strings.push_back("RANK=" + std::to_string(r));
     env_strings.push_back("WORLD_SIZE=" + std::to_string(options.nproc));
     env_strings.push_back("LOCAL_RANK=" + std::to_string(r));
@@ -183,6 +190,19 @@ int launch_local_ranks(const LaunchOptions& options) {
     if (died != nullptr) {
       failure = "rank " + std::to_string(died->rank) + " (pid " + std::to_string(died->pid) + ") " +
                 describe_exit(died->status) + "; see its log: " + died->log;
+      // Code 3: it lost its peers. The culprit is then a rank still running
+      // that has been silent longest (hung, e.g. in a deadlock).
+      const Rank* silent = nullptr;
+      for (const Rank& r : ranks)
+        if (r.running && (silent == nullptr || r.last_progress < silent->last_progress)) silent = &r;
+      if (WIFEXITED(died->status) && WEXITSTATUS(died->status) == 3 && silent != nullptr) {
+        failure = "rank " + std::to_string(silent->rank) + " (pid " + std::to_string(silent->pid) +
+                  ") appears hung: silent for " +
+                  std::to_string(
+                      std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - silent->last_progress).count()) +
+                  " s while rank " + std::to_string(died->rank) +
+                  " timed out waiting for it (exited with code 3); see its log: " + silent->log;
+      }
       break;
     }
     for (Rank& r : ranks) {

@@ -2,6 +2,7 @@
 
 #include <torch/utils.h>
 
+#include <mutex>
 #include <stdexcept>
 
 #include "models/cnn.h"
@@ -26,7 +27,11 @@ Model wrap(const std::string& family, Holder holder, const c10::Device& device) 
 Model make_model(const std::string& family, const ModelSizes& sizes, std::uint64_t seed,
                  const c10::Device& device) {
   // Weights are drawn on the CPU from the seed so every device and precision
-  // starts from identical parameters.
+  // starts from identical parameters. Seeding the global generator and
+  // drawing from it is one step: ranks run as threads (distributed tests)
+  // build their models concurrently.
+  static std::mutex seed_mutex;
+  const std::lock_guard<std::mutex> lock(seed_mutex);
   torch::manual_seed(seed);
   if (family == "mlp") return wrap(family, Mlp(sizes), device);
   if (family == "cnn") return wrap(family, Cnn(sizes), device);

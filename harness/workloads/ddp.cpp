@@ -21,12 +21,13 @@ StepOutcome ddp_step(TrainingState& s, const std::vector<Batch>& batches) {
   s.optimizer().zero_grad();
   ddp.prepare_for_forward();
   const at::Tensor out = forward(s, s.model(), batch.inputs);
-  at::Tensor loss = loss_fn(s, out, batch.labels);
-  // Injection on ONE rank (the last), before the all-reduce: its loss and so
-  // its gradients become non-finite; the other ranks' stay finite.
+  const at::Tensor loss = loss_fn(s, out, batch.labels);
+  // Injection on ONE rank (the last), before the all-reduce: the loss it
+  // back-propagates, and so its gradients, become non-finite; the other
+  // ranks' stay finite. (The recorded loss stays the real one.)
   const bool injected = s.step_index == s.spec.inject_inf_step;
-  if (injected && ddp.rank() == ddp.world_size() - 1) loss = loss * std::numeric_limits<float>::infinity();
-  const at::Tensor scaled = s.scaler.scale(loss);
+  const bool poison = injected && ddp.rank() == ddp.world_size() - 1;
+  const at::Tensor scaled = s.scaler.scale(poison ? loss * std::numeric_limits<float>::infinity() : loss);
   ddp.prepare_for_backward({scaled});
   scaled.backward();  // buckets all-reduced as their gradients become ready
   const bool stepped = step_optimizer(s, s.optimizer(), injected);

@@ -1,0 +1,204 @@
+#include "results/results_writer.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace ampbench {
+
+using nlohmann::json;
+
+namespace {
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Interquartile range with linear interpolation (numpy's default).
+double iqr_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  auto q = [&](double p) {
+    const double pos = p * (v.size() - 1);
+    const size_t lo = static_cast<size_t>(pos);
+    const size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (pos - lo) * (v[hi] - v[lo]);
+  };
+  return q(0.75) - q(0.25);
+}
+
+json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+json throughput_to_json(const ThroughputRecord& t) {
+  const auto& s = t.samples_per_s;
+  return {
+      {"unit", "samples/s"},
+      {"input", to_string(t.input)},
+      {"warmup_steps", t.warmup_steps},
+      {"measured_steps", t.measured_steps},
+      {"repetitions", s.size()},
+      {"samples_per_s", s},
+      {"median", median_of(s)},
+      {"min", *std::min_element(s.begin(), s.end())},
+      {"max", *std::max_element(s.begin(), s.end())},
+      {"iqr", iqr_of(s)},
+      {"peak_memory_bytes", t.peak_memory_bytes ? json(*t.peak_memory_bytes) : json(nullptr)},
+      {"peak_memory_kind", t.peak_memory_kind},
+  };
+}
+
+json ddp_to_json(const ScalingRecord& d) {
+  return {
+      {"per_rank_samples_per_s", d.per_rank_samples_per_s},
+      {"aggregate_samples_per_s", d.aggregate_samples_per_s},
+      {"scaling_efficiency", d.scaling_efficiency},
+      {"replicas", d.replicas},
+      {"one_replica_samples_per_s", d.one_replica_samples_per_s},
+      {"backend", d.backend},
+  };
+}
+
+json verdict_to_json(const Verdict& v) {
+  json metrics = json::object();
+  for (const auto& [k, value] : v.metrics) metrics[k] = finite_or_null(value);
+  json deviation = json::array();
+  for (double d : v.deviation_per_step) deviation.push_back(finite_or_null(d));
+  const ResolvedTolerances& t = v.tolerances;
+  return {
+      {"metrics", metrics},
+      {"tolerances",
+       {{"loss_rel", t.loss_rel},
+        {"param_rel_l2", t.param_rel},
+        {"optimizer_state_rel_l2", t.optimizer_state_rel},
+        {"final_loss_ratio", t.final_loss_ratio},
+        {"max_skipped_steps", t.max_skipped_steps},
+        {"unit_roundoff", t.unit_roundoff},
+        {"fp32_noise", t.fp32_noise}}},
+      {"deviation_per_step", deviation},
+      {"first_crossing_step", v.first_crossing_step ? json(*v.first_crossing_step) : json(nullptr)},
+      {"failures", v.failures},
+      // Steps the fp32 reference skipped to line up with this case's scaler.
+      {"aligned_skips", v.aligned_skips},
+  };
+}
+
+std::string status_of(const CaseRecord& r, const std::optional<Verdict>& v) {
+  switch (r.status) {
+    case RunStatus::kSkipped: return "skipped";
+    case RunStatus::kError: return "error";
+    case RunStatus::kRan: break;
+  }
+  return !v || v->passed ? "pass" : "fail";
+}
+
+}  // namespace
+
+json case_to_json(const CaseRecord& r, const std::optional<Verdict>& verdict) {
+  const CaseSpec& s = r.spec;
+  const std::string status = status_of(r, verdict);
+  json conforms = nullptr;
+  if (status == "pass" || status == "fail") conforms = status == to_string(s.expect);
+  if (status == "error") conforms = false;
+  std::string reason = r.reason;
+  if (status == "fail" && verdict && !verdict->failures.empty()) reason = verdict->failures.front();
+  json losses = json::array();
+  for (double l : r.loss) losses.push_back(finite_or_null(l));
+  json noise = nullptr;
+  if (r.noise_loss_rel) noise = {{"loss_rel", *r.noise_loss_rel}, {"param_rel_l2", r.noise_param_rel.value_or(0)}};
+  return {
+      {"id", s.id},
+      {"workload", s.workload},
+      {"variant", s.variant},
+      {"model", s.model},
+      {"precision", s.precision.name()},
+      {"optimizer", s.optimizer},
+      {"tag", s.tag},
+      {"scaler_enabled", s.scaler_enabled},
+      {"device", s.device},
+      {"world_size", s.world_size},
+      {"batch_size", s.effective_batch()},
+      {"steps", s.steps},
+      {"seed", s.seed},
+      {"expect", to_string(s.expect)},
+      {"status", status},
+      {"conforms", conforms},
+      {"reason", reason.empty() ? json(nullptr) : json(reason)},
+      {"baseline_id", s.baseline_id.empty() ? json(nullptr) : json(s.baseline_id)},
+      {"trajectory", {{"loss", losses}, {"scale", r.scale}, {"skipped", r.skipped}}},
+      {"fp32_noise", noise},
+      {"check", verdict && r.status == RunStatus::kRan ? verdict_to_json(*verdict) : json(nullptr)},
+      {"throughput", r.throughput ? throughput_to_json(*r.throughput) : json(nullptr)},
+      {"ddp", r.ddp ? ddp_to_json(*r.ddp) : json(nullptr)},
+      {"wall_seconds", r.wall_seconds},
+  };
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  if (target.has_parent_path()) {
+    std::error_code ec;
+    fs::create_directories(target.parent_path(), ec);
+    if (ec) throw std::runtime_error(path + ": cannot create directory: " + ec.message());
+  }
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) throw std::runtime_error(path + ": cannot write: " + std::strerror(errno));
+    out << text;
+    out.flush();
+    if (!out) throw std::runtime_error(path + ": write failed: " + std::strerror(errno));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(tmp.c_str());
+    throw std::runtime_error(path + ": cannot replace: " + why);
+  }
+}
+
+std::string utc_now_iso8601() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+ResultsWriter::ResultsWriter(std::string path, std::string suite_name, std::string suite_file, json env)
+    : path_(std::move(path)) {
+  doc_ = {
+      {"schema", "ampbench.results"},
+      {"schema_version", kResultsSchemaVersion},
+      {"suite", std::move(suite_name)},
+      {"suite_file", std::move(suite_file)},
+      {"started_utc", utc_now_iso8601()},
+      {"finished_utc", nullptr},
+      {"complete", false},
+      {"env", std::move(env)},
+      {"cases", json::array()},
+  };
+  flush();
+}
+
+void ResultsWriter::add(json case_json) {
+  doc_["cases"].push_back(std::move(case_json));
+  flush();
+}
+
+void ResultsWriter::finish() {
+  doc_["finished_utc"] = utc_now_iso8601();
+  doc_["complete"] = true;
+  flush();
+}
+
+void ResultsWriter::flush() { write_file_atomically(path_, doc_.dump(1)); }
+
+}  // namespace ampbench

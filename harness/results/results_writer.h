@@ -1,0 +1,43 @@
+// ResultsWriter: the results JSON (schema in SCHEMA.md), rewritten atomically
+// after every case so an interrupted run keeps every finished case.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+
+#include "check/checker.h"
+#include "runner/case_record.h"
+
+namespace ampbench {
+
+inline constexpr int kResultsSchemaVersion = 1;
+
+// One case's JSON object from its record and (for non-baselines) verdict.
+nlohmann::json case_to_json(const CaseRecord& record, const std::optional<Verdict>& verdict);
+
+// Writes `text` to `path` via a temporary file and rename(2): readers never
+// see a half-written file. Throws std::runtime_error naming the path.
+void write_file_atomically(const std::string& path, const std::string& text);
+
+class ResultsWriter {
+ public:
+  // Fails early (throws) when `path` cannot be written.
+  ResultsWriter(std::string path, std::string suite_name, std::string suite_file, nlohmann::json env);
+
+  void add(nlohmann::json case_json);  // appends and rewrites the file
+  void finish();                       // marks the run complete
+
+  const nlohmann::json& document() const { return doc_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  void flush();
+  std::string path_;
+  nlohmann::json doc_;
+};
+
+std::string utc_now_iso8601();
+
+}  // namespace ampbench
