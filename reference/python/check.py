@@ -101,6 +101,9 @@ def main(argv=None) -> int:
     parser.add_argument("--filter", help="only case folders whose name matches this regex")
     parser.add_argument("--device", choices=("cpu", "cuda"),
                         help="device to replay on [the device each case ran on]")
+    parser.add_argument("--threads", type=int, default=0,
+                        help="torch.set_num_threads for the replay (0: LibTorch's default, which is "
+                             "what the C++ binary used unless OMP_NUM_THREADS said otherwise)")
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:
@@ -111,6 +114,8 @@ def main(argv=None) -> int:
         except re.error as e:
             print(f"check: error: --filter '{args.filter}': {e}", file=sys.stderr)
             return EXIT_UNUSABLE
+    if args.threads > 0:
+        torch.set_num_threads(args.threads)
     return check(args.dir, args.filter, args.device)
 
 

@@ -15,8 +15,8 @@ What must agree, and how closely (README.md "Tolerances" has the argument):
   exp_avg_sq, are not compared against an absolute 1e-6 that they all fit
   under).
 * fp16 / bf16: loss per step within LOSS_UNITS x unit roundoff relative;
-  each final tensor within TENSOR_UNITS x unit roundoff of the distance it
-  travelled, ||py - cpp|| <= k u ||cpp - initial|| (+ a float32 floor).
+  each final tensor within TRAVEL_FRACTION of the distance it travelled,
+  ||py - cpp|| <= f ||cpp - initial|| (+ a float32 floor of 1e-6 ||cpp||).
 * Integer tensors (BatchNorm's num_batches_tracked): exactly.
 * Non-finite values: in the same places with the same sign.
 """
@@ -45,14 +45,21 @@ class Tolerance:
         return f"loss_rel {self.loss_rel:.2e}, tensors {self.travel_rel:.2e} of distance travelled"
 
 
-# Multiples of the unit roundoff for the low precisions (see README.md).
-LOSS_UNITS = 2
-TENSOR_UNITS = 2
+# fp16 / bf16 (README.md "Tolerances" has the measurements):
+# * loss per step: 4 unit roundoffs.  A one-ulp float32 perturbation of every
+#   initial weight moved no smoke-suite loss by more than 2.9 u (cnn; mlp and
+#   transformer <= 0.43 u); every wrong procedure moved it by >= 30 u.
+# * final tensors: 1/16 of the distance each travelled from its initial value
+#   (= 128 u in fp16, 16 u in bf16).  The same perturbation moved mlp and
+#   transformer tensors by <= 1.9 % of their travel; every wrong procedure by
+#   >= 59 %.
+LOSS_UNITS = 4
+TRAVEL_FRACTION = 1.0 / 16
 
 TOLERANCES = {
     "fp32": Tolerance(loss_rel=1e-5, elem_rtol=1e-5, elem_atol_frac=1e-6),
-    "fp16": Tolerance(loss_rel=LOSS_UNITS * UNIT_ROUNDOFF["fp16"], travel_rel=TENSOR_UNITS * UNIT_ROUNDOFF["fp16"]),
-    "bf16": Tolerance(loss_rel=LOSS_UNITS * UNIT_ROUNDOFF["bf16"], travel_rel=TENSOR_UNITS * UNIT_ROUNDOFF["bf16"]),
+    "fp16": Tolerance(loss_rel=LOSS_UNITS * UNIT_ROUNDOFF["fp16"], travel_rel=TRAVEL_FRACTION),
+    "bf16": Tolerance(loss_rel=LOSS_UNITS * UNIT_ROUNDOFF["bf16"], travel_rel=TRAVEL_FRACTION),
 }
 
 
@@ -74,7 +81,10 @@ class CaseReport:
     steps: int
     mismatches: list
     max_loss_rel: float = 0.0
-    max_tensor_dev: float = 0.0   # fp32: worst |d| / (rtol|cpp| + atol); low: worst travel ratio
+    # The worst final tensor's deviation as a fraction of what its tolerance
+    # allows (<= 1 passes): fp32 elementwise |d| / (rtol|cpp| + atol), fp16 /
+    # bf16 ||d|| / (k u ||cpp - initial|| + floor).
+    max_tensor_dev: float = 0.0
     tensors: int = 0
     skipped_steps: tuple = ()
     final_scale: float = 1.0
@@ -86,10 +96,8 @@ class CaseReport:
     def summary(self, tol: Tolerance) -> str:
         verdict = "ok      " if self.ok else "MISMATCH"
         skips = ",".join(str(s) for s in self.skipped_steps) or "-"
-        used = ("tensor_dev" if tol.elem_rtol else "travel_rel")
-        return (f"{verdict} {self.case:<58} steps {self.steps:>3}  max_loss_rel {self.max_loss_rel:.1e}"
-                f"/{tol.loss_rel:.0e}  {used} {self.max_tensor_dev:.1e}"
-                f"/{(1.0 if tol.elem_rtol else tol.travel_rel):.0e}  tensors {self.tensors}"
+        return (f"{verdict} {self.case:<58} steps {self.steps:>3}  loss_rel {self.max_loss_rel:.1e} "
+                f"(tol {tol.loss_rel:.1e})  {self.tensors} tensors at {self.max_tensor_dev:.3f} of tol"
                 f"  skipped [{skips}]  final_scale {self.final_scale:g}")
 
 

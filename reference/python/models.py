@@ -10,6 +10,8 @@ parameter order, and the dumped optimizer state is a list in parameter order.
 
 from __future__ import annotations
 
+import math
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -50,23 +52,68 @@ class Cnn(nn.Module):
         return self.head(h)
 
 
-class _EncoderLayer(nn.TransformerEncoderLayer):
-    """nn.TransformerEncoderLayer whose self-attention takes the explicit
-    bmm -> softmax -> bmm path.
+def libtorch_linear(x, weight, bias):
+    """torch::nn::functional::linear as LibTorch's C++ API computes it
+    (torch/nn/functional/linear.h): addmm for a 2-D input, otherwise
+    matmul and then `+= bias`.
 
-    LibTorch's MultiheadAttention (torch/nn/functional/activation.h) always
-    materializes the attention weights that way.  Python's layer asks for
-    need_weights=False, which routes to scaled_dot_product_attention: the same
-    mathematics with a different kernel, hence different rounding (and under
-    autocast a different precision for the softmax).  need_weights=True with
-    average_attn_weights=False runs LibTorch's arithmetic without the
-    head-averaging it would otherwise add.
+    Python's F.linear is ATen's at::linear, which for a 3-D input flattens
+    into one addmm.  Under autocast the two differ: autocast casts addmm's
+    bias to the low-precision dtype, while the C++ path adds the float32 bias
+    in place to the float16/bfloat16 matmul output (add_ is not autocast
+    listed).  In float32 both give the same bits; in fp16/bf16 the roundings
+    differ, so the reference uses LibTorch's formula.
     """
+    if x.dim() == 2 and bias is not None:
+        return torch.addmm(bias, x, weight.t())
+    out = x.matmul(weight.t())
+    if bias is not None:
+        out += bias
+    return out
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                           need_weights=True, average_attn_weights=False)[0]
-        return self.dropout1(x)
+
+def libtorch_self_attention(attn: nn.MultiheadAttention, x):
+    """torch::nn::functional::detail::multi_head_attention_forward for
+    self-attention without masks (torch/nn/functional/activation.h), op for
+    op: one packed in-projection, q scaled before the head split, explicit
+    bmm -> softmax -> dropout -> bmm, out-projection on [seq, batch, embed].
+
+    Python's nn.MultiheadAttention computes the same function but with
+    at::linear (see libtorch_linear) and, when the weights are not needed,
+    scaled_dot_product_attention: other kernels, other rounding.
+    """
+    tgt_len, bsz, embed_dim = x.shape
+    heads = attn.num_heads
+    head_dim = embed_dim // heads
+    scaling = 1 / math.sqrt(head_dim)
+    q, k, v = libtorch_linear(x, attn.in_proj_weight, attn.in_proj_bias).chunk(3, dim=-1)
+    q = q * scaling
+    q = q.contiguous().view(tgt_len, bsz * heads, head_dim).transpose(0, 1)
+    k = k.contiguous().view(-1, bsz * heads, head_dim).transpose(0, 1)
+    v = v.contiguous().view(-1, bsz * heads, head_dim).transpose(0, 1)
+    weights = torch.bmm(q, k.transpose(1, 2))
+    weights = F.softmax(weights, -1)
+    weights = F.dropout(weights, p=attn.dropout, training=attn.training)
+    out = torch.bmm(weights, v)
+    out = out.transpose(0, 1).contiguous().view(tgt_len, bsz, embed_dim)
+    out = libtorch_linear(out, attn.out_proj.weight, attn.out_proj.bias)
+    # LibTorch's encoder layer asks for the weights (need_weights=true) and
+    # they are averaged over the heads, then discarded: the same work here.
+    weights.view(bsz, heads, tgt_len, -1).sum(1) / heads
+    return out
+
+
+class _EncoderLayer(nn.TransformerEncoderLayer):
+    """nn.TransformerEncoderLayer's parameters (same names and order as
+    torch::nn::TransformerEncoderLayer), computed as LibTorch's C++ module
+    computes them (TransformerEncoderLayerImpl::forward): post-norm, ReLU."""
+
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        src2 = libtorch_self_attention(self.self_attn, src)
+        ret = self.norm1(src + self.dropout1(src2))
+        src2 = libtorch_linear(self.dropout(F.relu(libtorch_linear(ret, self.linear1.weight, self.linear1.bias))),
+                               self.linear2.weight, self.linear2.bias)
+        return self.norm2(ret + self.dropout2(src2))
 
 
 class Transformer(nn.Module):

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
+import torch.jit._pickle  # noqa: F401 - restore_type_tag, allowed below
 
 from . import models as M
 from .spec import Spec, SpecError, spec_from_dump
@@ -30,8 +31,8 @@ class DumpError(Exception):
 
     def __init__(self, where, reason: str):
         self.where = str(where)
-        self.reason = reason
-        super().__init__(f"{self.where}: {reason}")
+        self.reason = " ".join(str(reason).split())  # one line: logs are grepped
+        super().__init__(f"{self.where}: {self.reason}")
 
 
 @dataclass
@@ -55,13 +56,31 @@ class CaseDump:
     labels: list
 
 
+_PICKLE_SAVE_GLOBALS = [torch.jit._pickle.restore_type_tag, torch.jit._pickle.build_tensorlist]
+
+
+def torch_load(path):
+    """torch.load, weights only, of a file written by torch::pickle_save or
+    torch.save."""
+    with torch.serialization.safe_globals(_PICKLE_SAVE_GLOBALS):
+        return torch.load(path, map_location="cpu", weights_only=True)
+
+
 def _load(path: Path):
     if not path.is_file():
         raise DumpError(path, "missing dump file")
     try:
-        return torch.load(path, map_location="cpu", weights_only=True)
+        # torch::pickle_save writes a Dict[str, Tensor] with
+        # torch.jit._pickle.restore_type_tag and a List[Tensor] with
+        # torch.jit._pickle.build_tensorlist, which the weights-only
+        # unpickler refuses unless allowed.  They only rebuild the container
+        # and re-attach its static type, so allowing exactly these two keeps
+        # the load weights-only.
+        return torch_load(path)
     except Exception as e:  # noqa: BLE001 - any unreadable file is unusable input
-        raise DumpError(path, f"torch.load failed: {type(e).__name__}: {e}") from None
+        lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+        why = next((ln for ln in lines if "Unpickler error" in ln), lines[0] if lines else "")
+        raise DumpError(path, f"torch.load failed: {type(e).__name__}: {why[:300]}") from None
 
 
 def _tensor_dict(path: Path) -> dict:

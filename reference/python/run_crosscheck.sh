@@ -31,6 +31,13 @@ if [[ ! -x "$PY" ]]; then
   echo "run_crosscheck: error: no Python at $PY (set AMPBENCH_PYTHON)" >&2
   exit 2
 fi
+# One intra-op thread for both sides: the two processes then run the same
+# kernels with the same partitioning (the check compares like with like),
+# and the tiny mlp cases do not stall on OpenMP barriers when ctest -j runs
+# other tests beside this one.  Override with AMPBENCH_CROSSCHECK_THREADS.
+export OMP_NUM_THREADS="${AMPBENCH_CROSSCHECK_THREADS:-1}"
+export MKL_NUM_THREADS="$OMP_NUM_THREADS"
+
 rm -rf "$OUT/dump" "$OUT/run"
 mkdir -p "$OUT"
 

@@ -21,6 +21,7 @@ import pytest
 import torch
 
 from reference.python.check import check, main
+from reference.python.replay import torch_load
 from reference.python.spec import Spec
 from reference.python.tests.dumpmaker import write_dump
 
@@ -153,7 +154,7 @@ def test_real_dump_scale_growth_one_step_late(cpp_copy):
 
 def test_real_dump_perturbed_final_parameter(cpp_copy):
     path = cpp_copy / "plain_mlp_fp32_sgd" / "final_model0.pt"
-    state = torch.load(path)
+    state = torch_load(path)
     state["fc2.weight"][3, 5] *= 1.0001
     torch.save(state, path)
     rc, text = run_check(cpp_copy)
