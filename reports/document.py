@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from . import tables
 from .blocks import Bullets, Heading, Image, Text
+from .ceilings import has_achieved_flops, run_ceilings
+from .gradients import health_cases
 
-SECTION_FIGURES = (  # (figure kind, heading) in reading order inside a run
+CURVE_SECTIONS = (  # (figure kind, heading) in reading order inside a run
     ("loss", "Loss curves"),
     ("deviation", "Deviation from the fp32 baseline"),
     ("scale", "fp16 loss scale"),
-    ("ddp", "Distributed scaling"),
 )
+DDP_SECTION = ("ddp", "Distributed scaling")
 
 
 def build_document(runs, figures) -> list:
@@ -46,11 +48,57 @@ def _run_section(run, figures) -> list:
     throughput = tables.throughput_table(run)
     blocks.append(throughput if throughput.rows else Text("No throughput was measured in this run."))
     blocks += _images(f for f in figures if f.kind == "throughput")
-    for kind, heading in SECTION_FIGURES:
-        chosen = [f for f in figures if f.kind == kind]
-        blocks.append(Heading(level + 1, heading))
-        blocks += _images(chosen) or [Text(_absent_note(kind))]
+    # Optional sections (ceilings, utilisation, gradient health) are left out
+    # entirely when the file predates them: a heading per missing feature
+    # would bury the sections that do have data.
+    blocks += _ceilings_section(run, level + 1)
+    blocks += _utilisation_section(run, figures, level + 1)
+    for kind, heading in CURVE_SECTIONS:
+        blocks += _figure_section(kind, heading, figures, level + 1)
+    blocks += _scaler_section(run, figures, level + 1)  # right after the loss scale it explains
+    blocks += _figure_section(*DDP_SECTION, figures, level + 1)
     return blocks
+
+
+def _figure_section(kind, heading, figures, level) -> list:
+    chosen = [f for f in figures if f.kind == kind]
+    return [Heading(level, heading), *(_images(chosen) or [Text(_absent_note(kind))])]
+
+
+def _ceilings_section(run, level) -> list:
+    ceilings = run_ceilings(run)
+    if ceilings is None:
+        return []
+    return [Heading(level, "Hardware ceilings"),
+            Text("Measured by ampbench qualify on the machine of this run: memory bandwidth from a large "
+                 "device copy (bytes read + written per second), matmul rate from an n×n×n GEMM "
+                 "per dtype (2n³ FLOP per product); medians of the repetitions."),
+            tables.ceilings_table(ceilings)]
+
+
+def _utilisation_section(run, figures, level) -> list:
+    if not has_achieved_flops(run):
+        return []
+    return [Heading(level, "Utilisation"),
+            Text("Achieved FLOP/s = median samples/s × analytic training FLOPs per sample. "
+                 "MFU = achieved FLOP/s over the measured matmul ceiling of the case's precision "
+                 "(fp32 → fp32, fp16 → fp16, bf16 → bf16). The ceiling ratio is that ceiling over "
+                 "the fp32 one: the speedup the matmul units alone would allow, to set against "
+                 "the measured speedup."),
+            tables.utilisation_table(run),
+            *_images(f for f in figures if f.kind == "utilisation")]
+
+
+def _scaler_section(run, figures, level) -> list:
+    if not health_cases(run):
+        return []
+    return [Heading(level, "Why the scaler matters"),
+            Text("Fraction of gradient values below float16's smallest subnormal (2⁻²⁴ ≈ 6e-8), "
+                 "which a cast to fp16 turns into 0: at scale 1 (training without a loss scaler) "
+                 "and at the scale the scaler used. Means over optimizer steps; a step with "
+                 "non-finite gradients is one the scaler skips."),
+            tables.grad_health_table(run),
+            *_images(f for f in figures if f.kind == "underflow")]
 
 
 def _images(figures) -> list:

@@ -98,6 +98,28 @@ DDP_FIELDS = {
     "scaling_efficiency": "number", "replicas": "integer",
 }
 
+# Optional fields: newer writers add them, older files lack them.  Absent is
+# fine; present with a wrong type is not, since tables and figures compute
+# with them.
+OPTIONAL_ENV_FIELDS = {"ceilings": "object?"}
+# env.ceilings, written by `ampbench qualify` (kernels/ceilings.h).
+CEILING_FIELDS = {
+    "device": "any", "memory_bandwidth_gbs": "number?", "matmul_tflops": "object?",
+    "repetitions": "integer?", "gemm_size": "integer?", "copy_bytes": "integer?",
+    "notes": "object?",
+}
+OPTIONAL_THROUGHPUT_FIELDS = {
+    "training_flops_per_sample": "number?", "achieved_flops_per_s": "number?",
+    "speedup_vs_fp32": "number?", "model_flop_utilization": "number?",
+    "ceiling_speedup_vs_fp32": "number?",
+}
+OPTIONAL_CASE_FIELDS = {"grad_health": "object?"}
+# One entry per optimizer step; null inside stands for a non-finite value.
+GRAD_HEALTH_FIELDS = {
+    "scale": "series", "underflow_fp16_fraction_at_scale_1": "series",
+    "underflow_fp16_fraction_at_scale": "series", "nonfinite": "series",
+}
+
 
 def load_results(path) -> dict:
     """Read and validate one results file; return its parsed JSON document."""
@@ -137,6 +159,7 @@ def validate_results(doc, path="<results>") -> None:
         raise ResultsError(path, f"schema_version is {version!r}, this reader supports {SCHEMA_VERSION}")
     _check_fields(doc, TOP_FIELDS, path, "")
     _check_fields(doc["env"], ENV_FIELDS, path, "env.")
+    _check_ceilings(doc["env"], path)
     seen = set()
     for index, case in enumerate(doc["cases"]):
         _check_case(case, index, path)
@@ -160,7 +183,26 @@ def _check_case(case, index, path) -> None:
     if case["check"] is not None:
         _check_fields(case["check"]["tolerances"], TOLERANCE_FIELDS, path, prefix + "check.tolerances.")
     _check_block(case, "throughput", THROUGHPUT_FIELDS, path, prefix)
+    if case["throughput"] is not None:
+        _check_fields(case["throughput"], OPTIONAL_THROUGHPUT_FIELDS, path, prefix + "throughput.",
+                      required=False)
     _check_block(case, "ddp", DDP_FIELDS, path, prefix)
+    _check_fields(case, OPTIONAL_CASE_FIELDS, path, prefix, required=False)
+    if case.get("grad_health") is not None:
+        _check_fields(case["grad_health"], GRAD_HEALTH_FIELDS, path, prefix + "grad_health.",
+                      required=False)
+
+
+def _check_ceilings(env, path) -> None:
+    _check_fields(env, OPTIONAL_ENV_FIELDS, path, "env.", required=False)
+    ceilings = env.get("ceilings")
+    if ceilings is None:
+        return
+    _check_fields(ceilings, CEILING_FIELDS, path, "env.ceilings.", required=False)
+    # Any dtype name may appear; each rate is a number, or null when the
+    # device cannot multiply in that dtype (the reason is in notes).
+    rates = ceilings.get("matmul_tflops") or {}
+    _check_fields(rates, dict.fromkeys(rates, "number?"), path, "env.ceilings.matmul_tflops.")
 
 
 def _check_block(case, key, fields, path, prefix) -> None:
@@ -173,9 +215,11 @@ def _check_choice(obj, key, choices, path, prefix) -> None:
         raise ResultsError(path, f"{prefix}{key} is {obj[key]!r}, expected one of {', '.join(choices)}")
 
 
-def _check_fields(obj, fields, path, prefix) -> None:
+def _check_fields(obj, fields, path, prefix, required=True) -> None:
     for key, kind in fields.items():
         if key not in obj:
+            if not required:
+                continue
             raise ResultsError(path, f"missing required key '{prefix}{key}'")
         value = obj[key]
         nullable = kind.endswith("?")

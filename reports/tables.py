@@ -8,12 +8,16 @@ from __future__ import annotations
 
 from collections import Counter
 
+from . import gradients
 from .blocks import Table
+from .ceilings import matmul_ceilings, utilisation
 from .runs import ordered_unique, speedup, verdict_text
 
 ENV_ROWS = ("host", "os", "cpu_model", "cpu_cores", "device", "gpu_name",
             "compute_capability", "driver", "cuda_runtime", "cudnn", "nccl",
             "libtorch_version", "torch_build", "compiler", "git_commit", "git_dirty")
+# env keys with a table of their own; as one-liners they would be unreadable.
+ENV_OWN_TABLES = ("ceilings",)
 DASH = "—"
 
 
@@ -40,6 +44,17 @@ def fmt_bytes(value) -> str:
     return "n/a" if value is None else f"{value / 2**20:.1f} MiB"
 
 
+def fmt_measure(value) -> str:
+    """GB/s, TFLOP/s, GFLOP/s: three significant digits, no exponent above 100."""
+    if value is None:
+        return DASH
+    return f"{value:.0f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
+def fmt_percent(fraction) -> str:
+    return DASH if fraction is None else f"{100 * fraction:.3g}%"
+
+
 def fmt_value(value) -> str:
     if isinstance(value, dict):  # torch_build, ceilings: compact one-liners
         return ", ".join(f"{k}={fmt_value(v)}" for k, v in value.items()) or DASH
@@ -62,7 +77,8 @@ def env_table(runs):
 
 def _env_keys(runs) -> list:
     """Known keys in a fixed order, then any newer keys a writer added."""
-    extra = ordered_unique(k for r in runs for k in r.env if k not in ENV_ROWS)
+    extra = ordered_unique(k for r in runs for k in r.env
+                           if k not in ENV_ROWS and k not in ENV_OWN_TABLES)
     return list(ENV_ROWS) + extra
 
 
@@ -146,6 +162,56 @@ def _throughput_row(run, case) -> tuple:
     return (case["id"], case["precision"], tp["input"], fmt_rate(tp["median"]),
             f"{fmt_rate(tp['min'])} – {fmt_rate(tp['max'])}", fmt_rate(tp["iqr"]),
             str(tp["repetitions"]), fmt_ratio(speedup(run, case)), fmt_bytes(tp["peak_memory_bytes"]))
+
+
+# -- hardware ceilings and utilisation ---------------------------------------------
+
+def ceilings_table(ceilings: dict):
+    """One file's env.ceilings as (what, value) rows."""
+    rows = [("device", fmt_value(ceilings.get("device"))),
+            ("memory bandwidth (GB/s)", fmt_measure(ceilings.get("memory_bandwidth_gbs")))]
+    rows += [(f"matmul {dtype} (TFLOP/s)", _ceiling_cell(rate, note))
+             for dtype, rate, note in matmul_ceilings(ceilings)]
+    copy_bytes = ceilings.get("copy_bytes")
+    rows += [("GEMM size n (n×n×n)", fmt_value(ceilings.get("gemm_size"))),
+             ("copy size", DASH if copy_bytes is None else fmt_bytes(copy_bytes)),
+             ("repetitions (median reported)", fmt_value(ceilings.get("repetitions")))]
+    return _table(("ceiling", "value"), rows)
+
+
+def _ceiling_cell(rate, note) -> str:
+    # A null rate means the device has no such mode; the note says why.
+    text = "n/a" if rate is None else fmt_measure(rate)
+    return f"{text} ({note})" if note else text
+
+
+def utilisation_table(run):
+    headers = ("case", "precision", "achieved GFLOP/s", "MFU (% of matmul ceiling)",
+               "speedup vs fp32", "ceiling ratio vs fp32")
+    rows = []
+    for case in run.cases:
+        use = utilisation(run, case)
+        if use is None:
+            continue
+        gflops = None if use.achieved_flops_per_s is None else use.achieved_flops_per_s / 1e9
+        rows.append((case["id"], case["precision"], fmt_measure(gflops), fmt_percent(use.mfu),
+                     fmt_ratio(use.speedup), fmt_ratio(use.ceiling_ratio)))
+    return _table(headers, rows)
+
+
+# -- gradient health -------------------------------------------------------------------
+
+def grad_health_table(run):
+    headers = ("case", "precision", "mean underflow fraction at scale 1",
+               "mean underflow fraction at the scaler's scale", "steps with non-finite gradients")
+    rows = []
+    for case in gradients.health_cases(run):
+        steps = gradients.nonfinite_steps(case)
+        rows.append((case["id"], case["precision"],
+                     fmt_small(gradients.mean_fraction(case, gradients.AT_SCALE_1)),
+                     fmt_small(gradients.mean_fraction(case, gradients.AT_SCALE)),
+                     DASH if steps is None else str(steps)))
+    return _table(headers, rows)
 
 
 # -- several files -------------------------------------------------------------------

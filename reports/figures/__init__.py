@@ -26,6 +26,8 @@ from .curves import deviation_figure, loss_figure, scale_figure
 from .ddp import ddp_figure
 from .style import save
 from .throughput import throughput_figure
+from .underflow import underflow_figure
+from .utilisation import utilisation_figure
 
 MAX_WORKERS = 8
 
@@ -33,7 +35,7 @@ MAX_WORKERS = 8
 @dataclass(frozen=True)
 class FigureFile:
     name: str          # file name inside the report folder (relative link)
-    kind: str          # throughput | loss | deviation | scale | ddp | compare
+    kind: str          # throughput | utilisation | loss | deviation | scale | underflow | ddp | compare
     title: str
     run_tag: str | None = None   # None for figures spanning several runs
 
@@ -73,11 +75,16 @@ def render_figures(runs, out_dir: Path, jobs: int | None = None) -> list:
 def run_jobs(run) -> list:
     tag = run.tag
     jobs = [Job(FigureFile(f"{tag}_throughput.png", "throughput", "Throughput", tag),
-                throughput_figure, (run,))]
+                throughput_figure, (run,)),
+            Job(FigureFile(f"{tag}_utilisation.png", "utilisation", "Model FLOP utilisation", tag),
+                utilisation_figure, (run,))]
     for workload, cases in group_by(run.cases, "workload").items():
         for kind, title, draw in CURVE_KINDS:
             spec = FigureFile(f"{tag}_{kind}_{slug(workload)}.png", kind, f"{title}: {workload}", tag)
             jobs.append(Job(spec, draw, (run, workload, cases)))
+    jobs.append(Job(FigureFile(f"{tag}_underflow.png", "underflow",
+                               "fp16 gradient underflow without and with the scaler", tag),
+                    underflow_figure, (run,)))
     jobs.append(Job(FigureFile(f"{tag}_ddp.png", "ddp", "Distributed scaling", tag), ddp_figure, (run,)))
     return jobs
 

@@ -210,3 +210,69 @@ def _throughput(rng, rate, reps=5) -> dict:
         "max": float(samples.max()), "iqr": float(q3 - q1), "peak_memory_bytes": 123456789,
         "peak_memory_kind": "cuda_max_allocated",
     }
+
+
+# -- optional blocks: ceilings, utilisation, gradient health ------------------------
+
+# `ampbench qualify` on a 2-core CPU (kernels/ceilings.h, to_json).
+CPU_CEILINGS = {
+    "device": "cpu", "memory_bandwidth_gbs": 12.3,
+    "matmul_tflops": {"fp32": 0.21, "tf32": None, "fp16": 0.05, "bf16": 0.11},
+    "repetitions": 5, "gemm_size": 1024, "copy_bytes": 134217728,
+    "notes": {"tf32": "TF32 is a CUDA tensor-core mode; no CPU equivalent"},
+}
+# The same on an A100 (make_results' default environment).
+A100_CEILINGS = {
+    "device": "cuda:0", "memory_bandwidth_gbs": 1412.0,
+    "matmul_tflops": {"fp32": 19.1, "tf32": 142.0, "fp16": 281.0, "bf16": 279.0},
+    "repetitions": 10, "gemm_size": 8192, "copy_bytes": 1073741824, "notes": {},
+}
+# Analytic FLOPs of one training sample (forward + backward ≈ 3 × forward),
+# sized so the fixture's fp32 rates (BASE_RATE) land near 30% of A100 fp32.
+FLOPS_PER_SAMPLE = {"mlp": 1.2e8, "cnn": 1.5e9, "transformer": 4.0e9}
+UNDERFLOW_AT_SCALE_1 = {"mlp": 0.35, "cnn": 0.02, "transformer": 0.6}
+
+
+def add_utilisation(doc, ceilings=A100_CEILINGS) -> dict:
+    """Env ceilings plus the throughput fields, derived as the harness does;
+    ceilings=None: a run without qualify (achieved FLOP/s, no MFU)."""
+    if ceilings is not None:
+        doc["env"]["ceilings"] = ceilings
+    rates = (ceilings or {}).get("matmul_tflops", {})
+    by_id = {c["id"]: c for c in doc["cases"]}
+    for case in doc["cases"]:
+        tp = case["throughput"]
+        if tp is None:
+            continue
+        base = by_id.get(case["baseline_id"]) if case["baseline_id"] else None
+        achieved = tp["median"] * FLOPS_PER_SAMPLE[case["model"]]
+        ceiling, fp32_ceiling = rates.get(case["precision"]), rates.get("fp32")
+        tp.update(training_flops_per_sample=FLOPS_PER_SAMPLE[case["model"]],
+                  achieved_flops_per_s=achieved,
+                  speedup_vs_fp32=tp["median"] / base["throughput"]["median"]
+                  if base and base["throughput"] else None,
+                  model_flop_utilization=achieved / (ceiling * 1e12) if ceiling else None,
+                  ceiling_speedup_vs_fp32=ceiling / fp32_ceiling if ceiling and fp32_ceiling else None)
+    return doc
+
+
+def add_grad_health(doc) -> dict:
+    """grad_health for every fp32 and fp16 case that ran: the scaler's
+    scale lifts all but a sliver of the unscaled underflow, and the fp16
+    overflow step (SKIPPED_STEP) has non-finite values."""
+    rng = np.random.default_rng(11)
+    for case in doc["cases"]:
+        if case["precision"] not in ("fp32", "fp16") or not case["trajectory"]:
+            continue
+        scale = case["trajectory"]["scale"]
+        steps = len(scale)
+        unscaled = np.clip(UNDERFLOW_AT_SCALE_1[case["model"]] * (1 + 0.1 * rng.standard_normal(steps)), 0, 1)
+        scaled = unscaled if case["precision"] == "fp32" else np.where(np.arange(steps) % 3 == 0, 1e-5, 0.0)
+        skipped = case["trajectory"]["skipped"]
+        case["grad_health"] = {
+            "scale": list(scale),
+            "underflow_fp16_fraction_at_scale_1": [float(v) for v in unscaled],
+            "underflow_fp16_fraction_at_scale": [float(v) for v in scaled],
+            "nonfinite": [7 if s else 0 for s in skipped],
+        }
+    return doc

@@ -35,6 +35,10 @@ def expected_run_figures(doc, tag) -> set:
     names |= {f"{tag}_scale_{w}.png" for w in fp16}
     if any(c["ddp"] for c in cases):
         names.add(f"{tag}_ddp.png")
+    if any((c["throughput"] or {}).get("model_flop_utilization") is not None for c in cases):
+        names.add(f"{tag}_utilisation.png")
+    if any(c.get("grad_health") and c["precision"] == "fp16" for c in cases):
+        names.add(f"{tag}_underflow.png")
     return names
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reports.schema import ResultsError, load_results, validate_results
-from reports.tests.sample_results import write_results
+from reports.tests.sample_results import add_grad_health, add_utilisation, write_results
 
 
 def rejected(doc, tmp_path) -> str:
@@ -101,3 +101,39 @@ def test_reason_is_one_line():
     # The CLI prints "reports: error: FILE: reason" as one line; JSON parser
     # messages or key names must not break it.
     assert ResultsError("f.json", "bad\nthing\there").reason == "bad thing here"
+
+
+# -- optional blocks: absent is fine, a wrong type is named --------------------------
+
+def test_optional_blocks_load_when_well_formed(results):
+    validate_results(add_grad_health(add_utilisation(results)))
+
+
+def test_ceilings_must_be_an_object(results, tmp_path):
+    results["env"]["ceilings"] = "fast"
+    assert "'env.ceilings' should be a JSON object" in rejected(results, tmp_path)
+
+
+def test_ceiling_rate_must_be_a_number_or_null(results, tmp_path):
+    results["env"]["ceilings"] = {"matmul_tflops": {"fp32": 0.21, "fp16": "0.05"}}
+    assert "'env.ceilings.matmul_tflops.fp16' should be a JSON number or null" in rejected(results, tmp_path)
+
+
+def test_throughput_flop_field_must_be_a_number_or_null(results, tmp_path):
+    case = next(c for c in results["cases"] if c["throughput"])
+    case["throughput"]["model_flop_utilization"] = "31%"
+    reason = rejected(results, tmp_path)
+    assert case["id"] in reason and "throughput.model_flop_utilization' should be" in reason
+
+
+def test_grad_health_series_must_hold_numbers(results, tmp_path):
+    case = results["cases"][0]
+    case["grad_health"] = {"underflow_fp16_fraction_at_scale_1": [0.9, "lots"]}
+    assert "grad_health.underflow_fp16_fraction_at_scale_1' should be" in rejected(results, tmp_path)
+
+
+def test_null_optional_blocks_are_accepted(results):
+    results["env"]["ceilings"] = None
+    results["cases"][0]["grad_health"] = None
+    results["cases"][0]["throughput"]["speedup_vs_fp32"] = None
+    validate_results(results)
