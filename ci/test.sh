@@ -14,9 +14,10 @@ ctest --test-dir "$ROOT/build" --output-on-failure -j 2 --timeout 600
 
 echo "== pytest" >&2
 py_tests=()
-for dir in reports reference; do
+for dir in reports reference harness/schema; do
   [[ -d "$ROOT/$dir" ]] && find "$ROOT/$dir" -name 'test_*.py' -print -quit | grep -q . && py_tests+=("$dir")
 done
 if ((${#py_tests[@]})); then
-  "$AMPBENCH_HOME/venv/bin/python" -m pytest -q "${py_tests[@]}"
+  # The reference tests also replay real dumps of this build's binary.
+  AMPBENCH_BINARY="$ROOT/build/ampbench" "$AMPBENCH_HOME/venv/bin/python" -m pytest -q "${py_tests[@]}"
 fi

@@ -29,7 +29,7 @@ struct Verdict {
   std::vector<double> deviation_per_step;  // |loss - loss32| / |loss32|
   std::optional<int> first_crossing_step;
   std::vector<std::string> failures;  // one line per failed check, with numbers
-  std::vector<int> aligned_skips;     // steps the fp32 reference skipped to match
+  std::vector<std::vector<int>> aligned_skips;  // [optimizer] steps the fp32 reference skipped to match
 };
 
 // Tolerance = max(units x unit roundoff, noise_factor x measured fp32 noise).

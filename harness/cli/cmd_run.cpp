@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <chrono>
 #include <memory>
@@ -12,35 +13,39 @@
 
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 
+#include "cli/cmd_run.h"
 #include "cli/command.h"
+#include "cli/local_ranks.h"
+#include "core/build_info.h"
 #include "distributed/context.h"
 #include "distributed/launcher.h"
 #include "env/env_fingerprint.h"
 #include "gate/report.h"
 #include "runner/suite_run.h"
+#include "runner/summary_table.h"
 
 namespace ampbench::cli {
-namespace {
-
-struct RunArgs {
-  std::string suite;  // "" = the default for the device
-  std::string device = "auto";
-  std::string out_dir;
-  std::string filter;
-  std::string junit;
-  bool no_throughput = false;
-  bool no_report = false;
-  double inject_slowdown = 0.0;
-  std::string dump_dir;
-  int nproc = 0;            // > 0: launch this many local ranks
-  int rank_timeout = 300;   // seconds a rank may go without finishing a case
-};
 
 std::string resolve_device(const std::string& requested) {
   if (requested == "auto") return torch::cuda::is_available() ? "cuda" : "cpu";
   if (requested == "cuda" && !torch::cuda::is_available())
     throw std::invalid_argument("--device cuda: no CUDA device is available on this machine");
   return requested;
+}
+
+namespace {
+
+nlohmann::json read_ceilings(const std::string& path) {
+  std::ifstream in(path);
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(path + ": not valid JSON: " + e.what());
+  }
+  if (!j.is_object() || !j.contains("matmul_tflops") || !j["matmul_tflops"].is_object())
+    throw std::invalid_argument(path + ": not a ceilings file (no \"matmul_tflops\" object)");
+  return j;
 }
 
 std::string default_out_dir(const std::string& suite, const std::string& device) {
@@ -50,22 +55,24 @@ std::string default_out_dir(const std::string& suite, const std::string& device)
   return "results/" + suite + "-" + device + "-" + stamp;
 }
 
+}  // namespace
+
 // The report is Python (reports/); a failure there never loses the results.
-void make_report(const std::string& results_path, const std::string& out_dir) {
+bool make_report(const std::vector<std::string>& results_paths, const std::string& report_dir) {
   const char* python = std::getenv("AMPBENCH_PYTHON");
-  const std::string py = python ? python : "python3";
-  const std::string report_dir = out_dir + "/report";
-  const std::string cmd = "cd '" + std::string(AMPBENCH_SOURCE_DIR) + "' && '" + py + "' -m reports '" +
-                          std::filesystem::absolute(results_path).string() + "' --out '" +
-                          std::filesystem::absolute(report_dir).string() + "'";
+  const std::string py = python ? python : build_info::default_python();
+  std::string cmd = "cd '" + std::string(build_info::source_dir()) + "' && '" + py + "' -m reports";
+  for (const std::string& p : results_paths) cmd += " '" + std::filesystem::absolute(p).string() + "'";
+  cmd += " --out '" + std::filesystem::absolute(report_dir).string() + "'";
   if (std::system(cmd.c_str()) == 0) {
     std::cout << "report:  " << report_dir << "/index.html\n";
-  } else {
-    std::cerr << "ampbench run: warning: the report step failed (results are intact): " << cmd << "\n";
+    return true;
   }
+  std::cerr << "ampbench: warning: the report step failed (results are intact): " << cmd << "\n";
+  return false;
 }
 
-int run(const RunArgs& args) {
+int run_suite(const RunArgs& args) {
   std::string device;
   Suite suite;
   try {
@@ -141,20 +148,46 @@ int run(const RunArgs& args) {
       rank0 ? out_dir + "/results.json" : out_dir + "/rank" + std::to_string(rank_env->rank) + "/results.json";
   std::unique_ptr<ResultsWriter> writer;
   try {
-    writer = std::make_unique<ResultsWriter>(results_path, suite.name, suite.path, to_json(probe_environment()));
+    nlohmann::json env = to_json(probe_environment());
+    if (!args.ceilings_file.empty()) env["ceilings"] = read_ceilings(args.ceilings_file);
+    writer = std::make_unique<ResultsWriter>(results_path, suite.name, suite.path, env);
   } catch (const std::exception& e) {
     std::cerr << "ampbench run: error: " << e.what() << "\n";
     return kExitUsage;
   }
+  if (suite.gate.min_effect) writer->set("gate", {{"min_effect", *suite.gate.min_effect}});
   std::cout << "suite " << suite.name << ": " << cases.size() << " cases on " << device << " -> " << results_path
             << "\n";
 
   options.measure_throughput = !args.no_throughput;
   options.inject_slowdown = args.inject_slowdown;
   options.dump_dir = args.dump_dir;
-  const SuiteRunSummary summary = run_cases(cases, Runner(options), *writer, std::cout);
+  std::vector<CaseSpec> here = cases, in_ranks;
+  if (!rank_env) {
+    here.clear();
+    for (const CaseSpec& c : cases) (needs_local_ranks(c) ? in_ranks : here).push_back(c);
+  }
+  SuiteRunSummary summary = run_cases(here, Runner(options), *writer, std::cout);
+  int launch_exit = 0;
+  if (!in_ranks.empty()) {
+    const RankRunResult ranked = run_in_local_ranks(
+        in_ranks, {suite.path, device, out_dir + "/ddp-ranks", args.rank_timeout, args.no_throughput,
+                   args.inject_slowdown, args.dump_dir});
+    for (const nlohmann::json& c : ranked.cases) {
+      writer->add(c);
+      summary.add(c);
+    }
+    if (ranked.cases.size() < in_ranks.size()) {
+      std::cerr << "ampbench run: error: " << in_ranks.size() - ranked.cases.size() << " of " << in_ranks.size()
+                << " ddp cases did not finish (see the ranks' logs in " << out_dir << "/ddp-ranks)\n";
+      summary.nonconforming += static_cast<int>(in_ranks.size() - ranked.cases.size());
+    }
+    launch_exit = ranked.exit_code > 1 ? ranked.exit_code : 0;
+  }
   writer->finish();
 
+  std::cout << "\n";
+  print_summary_table(std::cout, writer->document());
   std::cout << "\n" << summary.passed << " conforming, " << summary.nonconforming << " not conforming, "
             << summary.skipped << " skipped; negative controls caught: " << summary.controls_caught << " of "
             << summary.controls << "\n"
@@ -168,11 +201,11 @@ int run(const RunArgs& args) {
       return kExitUsage;
     }
   }
-  if (!args.no_report && rank0) make_report(results_path, out_dir);
+  if (!args.no_report && rank0) make_report({results_path}, out_dir + "/report");
+  if (launch_exit != 0) return launch_exit;
   return summary.ok() ? kExitOk : kExitFailure;
 }
 
-}  // namespace
 
 void add_run_command(CLI::App& app, Action& selected) {
   auto args = std::make_shared<RunArgs>();
@@ -182,7 +215,7 @@ void add_run_command(CLI::App& app, Action& selected) {
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
   sub->add_option("--out", args->out_dir, "Output directory [default: results/SUITE-DEVICE-TIME]");
-  sub->add_option("--filter", args->filter, "Only cases whose id matches this regex (plus their fp32 baselines)");
+  sub->add_option("--filter", args->filter, "Only these cases (plus their fp32 baselines): fields like workload=clip,precision=fp16,model=mlp, or a regex on the case id");
   sub->add_option("--junit", args->junit, "Also write the conformance verdicts as JUnit XML to this file");
   sub->add_option("--dump", args->dump_dir,
                   "Dump each case's initial state, batches, trajectory and final state (torch.load-able) to DIR");
@@ -199,7 +232,11 @@ void add_run_command(CLI::App& app, Action& selected) {
                   "Debug: add busy work equal to this fraction of each timed step (gate calibration)")
       ->check(CLI::Range(0.0, 10.0))
       ->group("Debug");
-  sub->callback([args, &selected] { selected = [args] { return run(*args); }; });
+  sub->add_option("--ceilings", args->ceilings_file,
+                  "Embed these measured ceilings (JSON, as `ampbench qualify` writes) in the env block and report "
+                  "model FLOP utilisation per case")
+      ->check(CLI::ExistingFile);
+  sub->callback([args, &selected] { selected = [args] { return run_suite(*args); }; });
 }
 
 }  // namespace ampbench::cli

@@ -20,5 +20,6 @@ void add_list_command(CLI::App& app, Action& selected);
 void add_run_command(CLI::App& app, Action& selected);
 void add_gate_command(CLI::App& app, Action& selected);
 void add_baseline_command(CLI::App& app, Action& selected);
+void add_qualify_command(CLI::App& app, Action& selected);
 
 }  // namespace ampbench::cli

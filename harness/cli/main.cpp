@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   add_run_command(app, selected);
   add_gate_command(app, selected);
   add_baseline_command(app, selected);
+  add_qualify_command(app, selected);
 
   try {
     app.parse(argc, argv);

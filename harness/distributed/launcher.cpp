@@ -115,7 +115,7 @@ int launch_local_ranks(const LaunchOptions& options) {
   auto store = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", store_options);
   const int port = store->getPort();
 
-  const std::vector<std::string> args = own_argv();
+  const std::vector<std::string> args = options.args.empty() ? own_argv() : options.args;
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);

@@ -15,13 +15,17 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace ampbench::distributed {
 
 struct LaunchOptions {
   int nproc = 1;
-  int rank_timeout_s = 300;
+  int rank_timeout_s = 120;
   std::string out_dir;
+  // The ranks' command line; empty: this process's own (argv[0] is replaced
+  // by /proc/self/exe either way).
+  std::vector<std::string> args;
 };
 
 // Returns the run's exit code.

@@ -1,4 +1,5 @@
 #include "env/env_fingerprint.h"
+#include "core/build_info.h"
 
 #include <ATen/Context.h>
 #include <ATen/Version.h>
@@ -123,7 +124,7 @@ void probe_cuda(EnvFingerprint& env) {
 }
 
 void probe_git(EnvFingerprint& env) {
-  const std::string dir = AMPBENCH_SOURCE_DIR;
+  const std::string dir = build_info::source_dir();
   const std::string commit = capture("git -C '" + dir + "' rev-parse --verify -q HEAD");
   if (commit.empty()) return;
   env.git_commit = commit;
@@ -140,7 +141,7 @@ EnvFingerprint probe_environment() {
   env.cpu_cores = static_cast<int>(std::thread::hardware_concurrency());
   env.libtorch_version = TORCH_VERSION;
   env.torch_build = probe_torch_build();
-  env.compiler = AMPBENCH_COMPILER;
+  env.compiler = build_info::compiler();
   probe_cuda(env);
   probe_git(env);
   return env;

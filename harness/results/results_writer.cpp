@@ -36,21 +36,53 @@ double iqr_of(std::vector<double> v) {
 
 json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
+// Sample standard deviation (n - 1).
+double stddev_of(const std::vector<double>& v) {
+  if (v.size() < 2) return 0;
+  double mean = 0;
+  for (double x : v) mean += x / v.size();
+  double ss = 0;
+  for (double x : v) ss += (x - mean) * (x - mean);
+  return std::sqrt(ss / (v.size() - 1));
+}
+
 json throughput_to_json(const ThroughputRecord& t) {
   const auto& s = t.samples_per_s;
+  const double median = median_of(s);
+  double mean = 0;
+  for (double x : s) mean += x / s.size();
+  const double stddev = stddev_of(s);
   return {
       {"unit", "samples/s"},
+      {"timing", t.timing_method},
       {"input", to_string(t.input)},
       {"warmup_steps", t.warmup_steps},
       {"measured_steps", t.measured_steps},
       {"repetitions", s.size()},
       {"samples_per_s", s},
-      {"median", median_of(s)},
+      {"median", median},
       {"min", *std::min_element(s.begin(), s.end())},
       {"max", *std::max_element(s.begin(), s.end())},
       {"iqr", iqr_of(s)},
+      {"stddev", stddev},
+      {"cv", mean > 0 ? stddev / mean : 0.0},
+      {"step_time_ms", median > 0 ? 1e3 * t.samples_per_step / median : 0.0},
+      {"training_flops_per_sample", t.training_flops_per_sample},
+      {"achieved_flops_per_s", median * t.training_flops_per_sample},
+      // Filled in by the suite runner once the fp32 case of the same
+      // workload/model/optimizer has been measured.
+      {"speedup_vs_fp32", nullptr},
       {"peak_memory_bytes", t.peak_memory_bytes ? json(*t.peak_memory_bytes) : json(nullptr)},
       {"peak_memory_kind", t.peak_memory_kind},
+  };
+}
+
+json grad_health_to_json(const GradHealthTrace& g) {
+  return {
+      {"scale", g.scale},
+      {"underflow_fp16_fraction_at_scale_1", g.underflow_at_scale_1},
+      {"underflow_fp16_fraction_at_scale", g.underflow_at_scale},
+      {"nonfinite", g.nonfinite},
   };
 }
 
@@ -134,9 +166,12 @@ json case_to_json(const CaseRecord& r, const std::optional<Verdict>& verdict) {
       {"trajectory", {{"loss", losses}, {"scale", r.scale}, {"skipped", r.skipped}}},
       {"fp32_noise", noise},
       {"check", verdict && r.status == RunStatus::kRan ? verdict_to_json(*verdict) : json(nullptr)},
+      {"grad_health", r.grad_health && r.status == RunStatus::kRan ? grad_health_to_json(*r.grad_health) : json(nullptr)},
       {"throughput", r.throughput ? throughput_to_json(*r.throughput) : json(nullptr)},
       {"ddp", r.ddp ? ddp_to_json(*r.ddp) : json(nullptr)},
       {"wall_seconds", r.wall_seconds},
+      {"ranks_agreed", r.ranks_agreed > 0 ? json(r.ranks_agreed) : json(nullptr)},
+      {"gate", s.gate_min_effect ? json{{"min_effect", *s.gate_min_effect}} : json(nullptr)},
   };
 }
 
@@ -190,6 +225,11 @@ ResultsWriter::ResultsWriter(std::string path, std::string suite_name, std::stri
 
 void ResultsWriter::add(json case_json) {
   doc_["cases"].push_back(std::move(case_json));
+  flush();
+}
+
+void ResultsWriter::set(const std::string& key, json value) {
+  doc_[key] = std::move(value);
   flush();
 }
 

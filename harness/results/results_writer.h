@@ -27,6 +27,8 @@ class ResultsWriter {
   ResultsWriter(std::string path, std::string suite_name, std::string suite_file, nlohmann::json env);
 
   void add(nlohmann::json case_json);  // appends and rewrites the file
+  // Sets a top-level field (e.g. the suite's "gate") and rewrites the file.
+  void set(const std::string& key, nlohmann::json value);
   void finish();                       // marks the run complete
 
   const nlohmann::json& document() const { return doc_; }

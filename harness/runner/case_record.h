@@ -15,6 +15,9 @@ struct ThroughputRecord {
   InputMode input = InputMode::kCached;
   int warmup_steps = 0;
   int measured_steps = 0;
+  std::string timing_method;  // "cuda_events" | "steady_clock"
+  int64_t samples_per_step = 0;
+  double training_flops_per_sample = 0;  // analytic (models/flops.h)
   std::vector<double> samples_per_s;  // one per repetition
   std::optional<int64_t> peak_memory_bytes;
   std::string peak_memory_kind;  // "cuda_allocator_peak" | "process_max_rss"
@@ -31,6 +34,15 @@ struct ScalingRecord {
   std::string backend;  // "gloo", "nccl+gloo", "threads" (DataParallel)
 };
 
+// Per optimizer step, what float16 would do to the step's gradients
+// (kernels/grad_health.h): the evidence of why fp16 needs a scaler.
+struct GradHealthTrace {
+  std::vector<double> scale;                   // the loss scale backward ran at (1 without a scaler)
+  std::vector<double> underflow_at_scale_1;    // fraction of true gradient values below 2^-24
+  std::vector<double> underflow_at_scale;      // the same values times the scale
+  std::vector<int64_t> nonfinite;              // non-finite gradient values
+};
+
 enum class RunStatus { kRan, kSkipped, kError };
 
 struct CaseRecord {
@@ -41,7 +53,10 @@ struct CaseRecord {
   // Per optimizer step.
   std::vector<double> loss;
   std::vector<double> scale;  // scaler.get_scale() after update (1.0 without)
-  std::vector<bool> skipped;
+  std::vector<bool> skipped;  // any optimizer skipped
+  // [step][optimizer]: which optimizer skipped (multi has two, each may skip
+  // on its own).
+  std::vector<std::vector<bool>> optimizer_skipped;
 
   // Flattened final state, kept in memory for the checker (not serialized).
   std::vector<float> initial_params;
@@ -53,8 +68,12 @@ struct CaseRecord {
   std::optional<double> noise_loss_rel;
   std::optional<double> noise_param_rel;
 
+  std::optional<GradHealthTrace> grad_health;  // fp32 and fp16 cases
   std::optional<ThroughputRecord> throughput;
   std::optional<ScalingRecord> ddp;  // dataparallel and ddp cases
+  // ddp: ranks whose skipped steps, scale trajectory and final parameters
+  // were checked identical (distributed/rank_agreement.h); 0 otherwise.
+  int ranks_agreed = 0;
   double wall_seconds = 0;
 };
 

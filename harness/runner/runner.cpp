@@ -7,13 +7,17 @@
 #include <torch/optim/adamw.h>
 #include <torch/optim/sgd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <optional>
 
 #include "data/synthetic_data.h"
+#include "distributed/rank_agreement.h"
 #include "distributed/scaling.h"
 #include "dump/case_dump.h"
+#include "kernels/grad_health.h"
+#include "models/flops.h"
 #include "runner/timer.h"
 #include "workloads/workload.h"
 
@@ -81,6 +85,21 @@ NamedTensors named_state(const Model& model) {
   return out;
 }
 
+// After the step the gradients are the true ones (a scaler's step unscaled
+// them): what fraction would float16 flush to zero as they are, and at the
+// scale backward ran at?
+void record_grad_health(const TrainingState& s, double backward_scale, GradHealthTrace& trace) {
+  std::vector<at::Tensor> grads;
+  for (const at::Tensor& p : s.parameters()) grads.push_back(p.grad());
+  const kernels::GradHealth at_1 = kernels::grad_health(grads, 1.0);
+  const kernels::GradHealth at_scale = kernels::grad_health(grads, backward_scale);
+  const double n = std::max<int64_t>(1, at_1.total.numel);
+  trace.scale.push_back(backward_scale);
+  trace.underflow_at_scale_1.push_back(at_1.total.underflow_fp16 / n);
+  trace.underflow_at_scale.push_back(at_scale.total.underflow_fp16 / n);
+  trace.nonfinite.push_back(at_1.total.nonfinite);
+}
+
 // The conformance run: fresh weights, spec.steps optimizer steps; optionally
 // dumped for the Python reference.
 void train_recorded(const CaseSpec& spec, const c10::Device& device, CaseRecord& rec,
@@ -99,14 +118,20 @@ void train_recorded(const CaseSpec& spec, const c10::Device& device, CaseRecord&
 
   std::vector<at::Tensor> losses;
   int cursor = 0;
+  // bf16 has float32's range: underflow to fp16 is not its question.
+  if (spec.precision.precision() != Precision::kBf16) rec.grad_health.emplace();
   for (int step = 0; step < spec.steps; ++step) {
     s.step_index = step;
     apply_lr_schedule(s);
+    const double backward_scale = s.scaler.get_scale();
     const std::vector<Batch> batches = micro_batches(data, workload.micro_batches(spec), cursor, false);
     if (dump) dump->batches.insert(dump->batches.end(), batches.begin(), batches.end());
+    s.optimizer_skipped.assign(s.optimizers.size(), false);
     const StepOutcome outcome = workload.step(s, batches);
     losses.push_back(outcome.loss.to(at::kFloat));
     rec.skipped.push_back(outcome.skipped);
+    rec.optimizer_skipped.push_back(s.optimizer_skipped);
+    if (rec.grad_health) record_grad_health(s, backward_scale, *rec.grad_health);
     rec.scale.push_back(s.scaler.get_scale());
   }
   const at::Tensor all = at::stack(losses).to(at::kCPU, at::kDouble);
@@ -170,7 +195,10 @@ ThroughputRecord measure_throughput(const CaseSpec& spec, const c10::Device& dev
   rec.input = t.input;
   rec.warmup_steps = t.warmup_steps;
   rec.measured_steps = t.measured_steps;
+  rec.samples_per_step = spec.effective_batch();
+  rec.training_flops_per_sample = training_flops_per_sample(spec.model, spec.sizes);
   DeviceTimer timer(device), step_timer(device);
+  rec.timing_method = timer.method();
   for (int r = 0; r < t.repetitions; ++r) {
     timer.start();
     for (int i = 0; i < t.measured_steps; ++i) {
@@ -221,6 +249,10 @@ CaseRecord Runner::run(const CaseSpec& spec) const {
     const c10::Device device(spec.device == "cuda" ? c10::kCUDA : c10::kCPU,
                              spec.device == "cuda" ? static_cast<c10::DeviceIndex>(spec.device_index) : -1);
     train_recorded(spec, device, rec, options_.dump_dir);
+    if (spec.workload == "ddp") {
+      distributed::check_rank_agreement(rec);  // throws: the case is an error naming rank and step
+      rec.ranks_agreed = spec.world_size;
+    }
     if (spec.is_baseline() && spec.skip_steps.empty()) measure_noise(spec, device, rec);
     if (options_.measure_throughput && spec.throughput.enabled) {
       rec.throughput = measure_throughput(spec, device, options_.inject_slowdown);

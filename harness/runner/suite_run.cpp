@@ -1,22 +1,82 @@
 #include "runner/suite_run.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <iomanip>
 #include <map>
 #include <set>
+#include <sstream>
 
 namespace ampbench {
 
-std::vector<CaseSpec> select_cases(const Suite& suite, const std::string& filter) {
-  if (filter.empty()) return suite.cases;
-  std::regex re;
+namespace {
+
+const std::regex kFieldFilter(R"(^[a-z_]+=[^,=]+(,[a-z_]+=[^,=]+)*$)");
+
+std::string field_of(const CaseSpec& c, const std::string& key, const std::string& filter) {
+  if (key == "workload") return c.workload;
+  if (key == "variant") return c.variant;
+  if (key == "model") return c.model;
+  if (key == "precision") return c.precision.name();
+  if (key == "optimizer") return c.optimizer;
+  if (key == "tag") return c.tag;
+  throw std::invalid_argument("--filter '" + filter + "': unknown field '" + key +
+                              "' (known: workload, variant, model, precision, optimizer, tag)");
+}
+
+bool value_matches(const std::string& key, const std::string& actual, const std::string& wanted) {
+  if (actual == wanted) return true;
+  return key == "workload" && actual.rfind(wanted + "_", 0) == 0;  // clip -> clip_norm, clip_value
+}
+
+// key -> accepted values.
+using FieldFilter = std::map<std::string, std::vector<std::string>>;
+
+FieldFilter parse_field_filter(const std::string& filter) {
+  FieldFilter fields;
+  std::stringstream terms(filter);
+  std::string term;
+  while (std::getline(terms, term, ',')) {
+    const size_t eq = term.find('=');
+    std::stringstream values(term.substr(eq + 1));
+    std::string value;
+    while (std::getline(values, value, '|')) fields[term.substr(0, eq)].push_back(value);
+  }
+  return fields;
+}
+
+std::function<bool(const CaseSpec&)> make_matcher(const std::string& filter) {
+  if (std::regex_match(filter, kFieldFilter)) {
+    const FieldFilter fields = parse_field_filter(filter);
+    CaseSpec probe;
+    for (const auto& [key, values] : fields) field_of(probe, key, filter);  // reject unknown keys up front
+    return [fields, filter](const CaseSpec& c) {
+      for (const auto& [key, values] : fields) {
+        const std::string actual = field_of(c, key, filter);
+        if (std::none_of(values.begin(), values.end(),
+                         [&](const std::string& v) { return value_matches(key, actual, v); }))
+          return false;
+      }
+      return true;
+    };
+  }
   try {
-    re = std::regex(filter);
+    const std::regex re(filter);
+    return [re](const CaseSpec& c) { return std::regex_search(c.id, re); };
   } catch (const std::regex_error& e) {
     throw std::invalid_argument("--filter '" + filter + "' is not a valid regular expression: " + e.what());
   }
+}
+
+}  // namespace
+
+std::vector<CaseSpec> select_cases(const Suite& suite, const std::string& filter) {
+  if (filter.empty()) return suite.cases;
+  const auto matches = make_matcher(filter);
   std::set<std::string> keep;
   for (const CaseSpec& c : suite.cases) {
-    if (!std::regex_search(c.id, re)) continue;
+    if (!matches(c)) continue;
     keep.insert(c.id);
     if (!c.baseline_id.empty()) keep.insert(c.baseline_id);
   }
@@ -28,7 +88,45 @@ std::vector<CaseSpec> select_cases(const Suite& suite, const std::string& filter
 
 namespace {
 
-void print_line(std::ostream& out, int index, int total, const nlohmann::json& j) {
+// Median samples/s over the fp32 case's, when both were measured.
+void add_speedup(nlohmann::json& j, const std::map<std::string, CaseRecord>& baselines,
+                 const std::string& baseline_id) {
+  const auto base = baselines.find(baseline_id);
+  if (!j["throughput"].is_object() || base == baselines.end() || !base->second.throughput) return;
+  std::vector<double> s = base->second.throughput->samples_per_s;
+  std::sort(s.begin(), s.end());
+  const double base_median = s.size() % 2 ? s[s.size() / 2] : 0.5 * (s[s.size() / 2 - 1] + s[s.size() / 2]);
+  if (base_median > 0) j["throughput"]["speedup_vs_fp32"] = j["throughput"]["median"].get<double>() / base_median;
+}
+
+// With measured ceilings in env (`ampbench qualify`): achieved FLOP/s over
+// the matrix ceiling of the case's precision (model FLOP utilisation), and
+// what the ceilings promise fp16/bf16 should gain over fp32.
+void add_utilization(nlohmann::json& j, const nlohmann::json& env) {
+  if (!j["throughput"].is_object() || !env.contains("ceilings")) return;
+  const nlohmann::json& tflops = env["ceilings"]["matmul_tflops"];
+  const std::string precision = j["precision"].get<std::string>();
+  nlohmann::json& t = j["throughput"];
+  const auto ceiling = [&](const std::string& p) -> double {
+    return tflops.contains(p) && tflops[p].is_number() ? tflops[p].get<double>() * 1e12 : 0.0;
+  };
+  t["model_flop_utilization"] = nullptr;
+  t["ceiling_speedup_vs_fp32"] = nullptr;
+  if (ceiling(precision) > 0)
+    t["model_flop_utilization"] = t["achieved_flops_per_s"].get<double>() / ceiling(precision);
+  if (ceiling(precision) > 0 && ceiling("fp32") > 0) t["ceiling_speedup_vs_fp32"] = ceiling(precision) / ceiling("fp32");
+}
+
+std::string format_seconds(double s) {
+  std::ostringstream out;
+  const int total = static_cast<int>(std::lround(s));
+  if (total >= 60) out << total / 60 << "m" << std::setw(2) << std::setfill('0') << total % 60 << "s";
+  else out << total << "s";
+  return out.str();
+}
+
+// "[  3/40] id  verdict  samples/s  elapsed 12s eta 2m40s  reason"
+void print_line(std::ostream& out, int index, int total, const nlohmann::json& j, double elapsed) {
   std::string verdict = j["status"].get<std::string>();
   if (j["expect"] == "fail" && verdict == "fail") verdict = "caught";
   if (j["expect"] == "fail" && verdict == "pass") verdict = "MISSED";
@@ -39,24 +137,37 @@ void print_line(std::ostream& out, int index, int total, const nlohmann::json& j
     out << std::setw(12) << std::fixed << std::setprecision(1) << j["throughput"]["median"].get<double>()
         << " samples/s";
   }
+  const double eta = elapsed / index * (total - index);
+  out << "  " << format_seconds(elapsed) << " eta " << format_seconds(eta);
   if (!j["reason"].is_null() && verdict != "pass") out << "  " << j["reason"].get<std::string>();
   out << std::endl;
 }
 
-std::vector<int> skipped_steps(const CaseRecord& r) {
-  std::vector<int> steps;
-  for (size_t i = 0; i < r.skipped.size(); ++i)
-    if (r.skipped[i]) steps.push_back(static_cast<int>(i));
+// [optimizer] -> the steps at which it skipped.
+std::vector<std::vector<int>> skipped_steps(const CaseRecord& r) {
+  std::vector<std::vector<int>> steps;
+  for (size_t step = 0; step < r.optimizer_skipped.size(); ++step) {
+    const std::vector<bool>& per_opt = r.optimizer_skipped[step];
+    if (steps.size() < per_opt.size()) steps.resize(per_opt.size());
+    for (size_t i = 0; i < per_opt.size(); ++i)
+      if (per_opt[i]) steps[i].push_back(static_cast<int>(step));
+  }
   return steps;
 }
 
-// A fp16 scaler legitimately skips steps (the first iterations while the
+bool any(const std::vector<std::vector<int>>& steps) {
+  for (const auto& s : steps)
+    if (!s.empty()) return true;
+  return false;
+}
+
+// A fp16 scaler legitimately skips steps, optimizer by optimizer (the first iterations while the
 // scale calibrates, or on overflow). Comparing with an fp32 run that took
 // those steps would read as a lag; so the fp32 reference is re-run skipping
 // the same steps, and only rounding is left to compare.
 Verdict check_against_baseline(const CaseRecord& record, const CaseRecord& baseline, const Runner& runner) {
-  const std::vector<int> skips = skipped_steps(record);
-  if (skips.empty() || record.skipped == baseline.skipped) return check_case(record, baseline);
+  const std::vector<std::vector<int>> skips = skipped_steps(record);
+  if (!any(skips) || record.optimizer_skipped == baseline.optimizer_skipped) return check_case(record, baseline);
   CaseSpec aligned = baseline.spec;
   aligned.skip_steps = skips;
   aligned.id = baseline.spec.id + "#aligned-to:" + record.spec.id;
@@ -68,10 +179,26 @@ Verdict check_against_baseline(const CaseRecord& record, const CaseRecord& basel
 
 }  // namespace
 
+void SuiteRunSummary::add(const nlohmann::json& c) {
+  ++cases;
+  if (c["status"] == "skipped") {
+    ++skipped;
+  } else if (c["conforms"] == true) {
+    ++passed;
+  } else {
+    ++nonconforming;
+  }
+  if (c["expect"] == "fail" && c["status"] != "skipped") {
+    ++controls;
+    if (c["status"] == "fail") ++controls_caught;
+  }
+}
+
 SuiteRunSummary run_cases(const std::vector<CaseSpec>& cases, const Runner& runner, ResultsWriter& writer,
                           std::ostream& progress) {
   SuiteRunSummary summary;
   std::map<std::string, CaseRecord> baselines;
+  const auto began = std::chrono::steady_clock::now();
   int index = 0;
   for (const CaseSpec& spec : cases) {
     ++index;
@@ -86,22 +213,14 @@ SuiteRunSummary run_cases(const std::vector<CaseSpec>& cases, const Runner& runn
         verdict = check_against_baseline(record, base->second, runner);
       }
     }
-    const nlohmann::json j = case_to_json(record, verdict);
+    nlohmann::json j = case_to_json(record, verdict);
+    if (!spec.is_baseline()) add_speedup(j, baselines, spec.baseline_id);
+    add_utilization(j, writer.document()["env"]);
     writer.add(j);
-    print_line(progress, index, static_cast<int>(cases.size()), j);
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    print_line(progress, index, static_cast<int>(cases.size()), j, elapsed);
 
-    ++summary.cases;
-    if (j["status"] == "skipped") {
-      ++summary.skipped;
-    } else if (j["conforms"] == true) {
-      ++summary.passed;
-    } else {
-      ++summary.nonconforming;
-    }
-    if (spec.expect == Expect::kFail && j["status"] != "skipped") {
-      ++summary.controls;
-      if (j["status"] == "fail") ++summary.controls_caught;
-    }
+    summary.add(j);
     if (spec.is_baseline()) baselines.emplace(spec.id, std::move(record));
   }
   return summary;

@@ -22,10 +22,17 @@ struct SuiteRunSummary {
   int controls = 0;         // negative controls run
   int controls_caught = 0;
   bool ok() const { return nonconforming == 0; }
+  void add(const nlohmann::json& case_json);  // counts one written case
 };
 
-// Cases whose id matches `filter` (ECMAScript regex, search), plus the
-// baselines they need. An empty filter keeps everything.
+// Cases selected by `filter`, plus the fp32 baselines they need. Two forms:
+//  - fields: "workload=clip,precision=fp16,model=mlp" (keys workload,
+//    variant, model, precision, optimizer, tag; different keys must all
+//    match, a repeated key or "a|b" matches either; workload=clip matches
+//    clip_norm and clip_value);
+//  - otherwise an ECMAScript regex searched in the case id.
+// An empty filter keeps everything. Throws std::invalid_argument on a bad
+// regex or an unknown field.
 std::vector<CaseSpec> select_cases(const Suite& suite, const std::string& filter);
 
 SuiteRunSummary run_cases(const std::vector<CaseSpec>& cases, const Runner& runner, ResultsWriter& writer,

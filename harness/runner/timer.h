@@ -7,21 +7,33 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 
 namespace ampbench {
 
+// On CUDA: CUDA events recorded on the current stream around the region,
+// read after the end event completes, with a device synchronize before the
+// start so earlier work is not counted. On CPU: a steady clock.
 class DeviceTimer {
  public:
-  explicit DeviceTimer(const c10::Device& device) : device_(device) {}
+  explicit DeviceTimer(const c10::Device& device);
+  ~DeviceTimer();
+  DeviceTimer(const DeviceTimer&) = delete;
+  DeviceTimer& operator=(const DeviceTimer&) = delete;
 
   void start();
-  // Seconds since start(), after synchronizing the device.
+  // Seconds since start(), after the device finished the region's work.
   double stop();
 
+  // What the results file records as the timing method.
+  const char* method() const;
+
  private:
+  struct CudaEvents;  // defined where the CUDA headers are included
   c10::Device device_;
   std::chrono::steady_clock::time_point begin_;
+  std::unique_ptr<CudaEvents> events_;
 };
 
 // Blocks until all queued work on `device` has finished (no-op on CPU).

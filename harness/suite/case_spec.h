@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,7 +67,7 @@ struct CaseSpec {
   PrecisionPolicy precision{Precision::kFp32};
   bool scaler_enabled = false;
   std::string device = "cpu";
-  int world_size = 1;  // dataparallel: replicas; ddp: ranks (set from the launch at run time)
+  int world_size = 1;  // dataparallel: replicas; ddp: ranks (the suite's, or the launch's when launched)
   int rank = 0;        // ddp: this process's rank (set at run time, never by a suite file)
   int device_index = 0;  // CUDA device of this process (LOCAL_RANK for ddp; set at run time)
 
@@ -80,15 +81,19 @@ struct CaseSpec {
   double clip_value = 0.05;
   double loss_multiplier = 1.0;  // < 1 makes gradients underflow float16
   int inject_inf_step = -1;      // optimizer step whose gradients get an inf
-  // Optimizer steps a scaler-less run skips on purpose: the fp32 reference
-  // re-run to skip exactly where a fp16 case's scaler skipped (set by the
-  // suite runner, never by a suite file).
-  std::vector<int> skip_steps;
+  // Optimizer steps a scaler-less run skips on purpose, per optimizer
+  // (skip_steps[i] for optimizer i): the fp32 reference re-run to skip
+  // exactly where a fp16 case's scaler skipped, optimizer by optimizer (set
+  // by the suite runner, never by a suite file).
+  std::vector<std::vector<int>> skip_steps;
   ScalerSettings scaler;
 
   Expect expect = Expect::kPass;
   ToleranceRule tolerance;
   ThroughputSettings throughput;
+  // The gate's minimum effect for this case's throughput (suite "gate" when
+  // unset); copied into the results so `ampbench gate` applies it.
+  std::optional<double> gate_min_effect;
   std::string baseline_id;  // "" for fp32 baselines
 
   bool is_baseline() const { return baseline_id.empty(); }

@@ -1,4 +1,5 @@
 #include "suite/suite.h"
+#include "core/build_info.h"
 
 #include <nlohmann/json.hpp>
 
@@ -185,7 +186,7 @@ struct TrainingSettings {
   double clip_value = 0.05;
   double loss_multiplier = 1.0;
   int inject_inf_step = -1;
-  int world_size = 1;  // dataparallel replicas (ddp takes the launch's world size)
+  int world_size = 1;  // dataparallel replicas; ddp ranks (a launch's own world size wins)
   ScalerSettings scaler;
 };
 
@@ -274,6 +275,24 @@ ToleranceTable read_tolerances(Reader r) {
   return table;
 }
 
+InputMode read_input_mode(Reader& r, InputMode fallback) {
+  if (!r.has("input")) return fallback;
+  const std::string input = r.get<std::string>("input", "cached");
+  if (input == "cached") return InputMode::kCached;
+  if (input == "host") return InputMode::kHost;
+  r.fail("input", "expected \"cached\" or \"host\", got \"" + input + "\"");
+}
+
+GateSettings read_gate(Reader r) {
+  GateSettings g;
+  if (r.has("min_effect")) {
+    g.min_effect = r.get<double>("min_effect", 0);
+    if (!(*g.min_effect > 0 && *g.min_effect < 1)) r.fail("min_effect", "must be in (0, 1), e.g. 0.05 for 5%");
+  }
+  r.reject_unknown_keys();
+  return g;
+}
+
 ThroughputSettings read_throughput(Reader r) {
   ThroughputSettings t;
   t.enabled = r.get("enabled", t.enabled);
@@ -283,14 +302,7 @@ ThroughputSettings read_throughput(Reader r) {
   if (t.warmup_steps < 0) r.fail("warmup_steps", "must be >= 0");
   require_positive(r, "measured_steps", t.measured_steps);
   require_positive(r, "repetitions", t.repetitions);
-  const std::string input = r.get<std::string>("input", "cached");
-  if (input == "cached") {
-    t.input = InputMode::kCached;
-  } else if (input == "host") {
-    t.input = InputMode::kHost;
-  } else {
-    r.fail("input", "expected \"cached\" or \"host\", got \"" + input + "\"");
-  }
+  t.input = read_input_mode(r, t.input);
   r.reject_unknown_keys();
   return t;
 }
@@ -323,7 +335,7 @@ CaseSpec make_case(const SuiteContext& ctx, const std::string& workload, const s
   c.clip_value = s.clip_value;
   c.loss_multiplier = s.loss_multiplier;
   c.inject_inf_step = s.inject_inf_step;
-  c.world_size = workload == "dataparallel" ? s.world_size : 1;
+  c.world_size = workload == "dataparallel" || workload == "ddp" ? s.world_size : 1;
   c.scaler = s.scaler;
   c.tolerance = ctx.tolerances.by_precision.at(precision);
   c.throughput = ctx.throughput;
@@ -352,6 +364,19 @@ CaseSpec read_explicit_case(const SuiteContext& ctx, Reader r) {
   c.tag = r.get<std::string>("tag", "");
   bool overrides = false;
   for (const auto& key : kSettingKeys) overrides = overrides || r.has(key);
+  // Throughput input mode: host batches (pinned, non_blocking copies) vs one
+  // cached device batch, to tell input-bound from compute-bound.
+  overrides = r.has("input") || overrides;
+  // A case may widen or narrow its precision's tolerances (say why in its
+  // tag), e.g. more skipped steps for a scaler that is made to grow often.
+  if (r.has("tolerance")) {
+    overrides = true;
+    c.tolerance = read_rule(r.child("tolerance"), c.tolerance, c.tolerance.noise_factor);
+  }
+  c.throughput.input = read_input_mode(r, c.throughput.input);
+  if (r.has("gate")) {
+    c.gate_min_effect = read_gate(r.child("gate")).min_effect;
+  }
   if (overrides && c.tag.empty()) r.fail("tag", "a case that overrides settings needs a \"tag\" naming them");
 
   c.scaler_enabled = r.get("scaler_enabled", c.precision.needs_scaler());
@@ -381,6 +406,8 @@ CaseSpec baseline_for(const CaseSpec& c, const SuiteContext& ctx) {
   b.expect = Expect::kPass;
   b.tolerance = ctx.tolerances.by_precision.at("fp32");
   b.throughput = ctx.throughput;
+  b.throughput.input = c.throughput.input;  // speedups compare like with like
+  b.gate_min_effect = c.gate_min_effect;
   b.baseline_id.clear();
   b.id = make_case_id(b);
   return b;
@@ -427,10 +454,10 @@ std::string resolve_suite_path(const std::string& name_or_path) {
   namespace fs = std::filesystem;
   if (name_or_path.find('/') != std::string::npos || fs::path(name_or_path).extension() == ".json")
     return name_or_path;
-  const std::string path = std::string(AMPBENCH_SOURCE_DIR) + "/suites/" + name_or_path + ".json";
+  const std::string path = std::string(build_info::source_dir()) + "/suites/" + name_or_path + ".json";
   if (!fs::exists(path)) {
     std::string known;
-    for (const auto& entry : fs::directory_iterator(std::string(AMPBENCH_SOURCE_DIR) + "/suites"))
+    for (const auto& entry : fs::directory_iterator(std::string(build_info::source_dir()) + "/suites"))
       if (entry.path().extension() == ".json") known += (known.empty() ? "" : ", ") + entry.path().stem().string();
     throw SuiteError("unknown suite '" + name_or_path + "' (known: " + known + ")");
   }
@@ -467,6 +494,7 @@ Suite parse_suite(const std::string& json_text, const std::string& path, const s
   if (!top.has("tolerances")) top.fail("tolerances", "missing required field");
   ctx.tolerances = read_tolerances(top.child("tolerances"));
   ctx.throughput = read_throughput(top.child("throughput"));
+  suite.gate = read_gate(top.child("gate"));
 
   std::vector<CaseSpec> cases;
   std::set<std::string> ids;

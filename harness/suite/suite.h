@@ -3,6 +3,7 @@
 // case paired with its fp32 baseline).
 #pragma once
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -17,10 +18,17 @@ class SuiteError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The regression gate's threshold, declared by the suite (results "gate");
+// a case may override it.
+struct GateSettings {
+  std::optional<double> min_effect;  // relative median change that counts
+};
+
 struct Suite {
   std::string name;
   std::string path;
   std::string description;
+  GateSettings gate;
   std::vector<CaseSpec> cases;  // baselines come before the cases that use them
 };
 

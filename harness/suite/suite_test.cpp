@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace ampbench {
 namespace {
@@ -136,8 +137,59 @@ TEST(Suite, ModelWithoutSizesIsRejected) {
   EXPECT_NE(error_of(text).find("model 'cnn' has no sizes"), std::string::npos) << error_of(text);
 }
 
+const CaseSpec& find_case(const Suite& s, const std::string& id) {
+  const auto c = std::find_if(s.cases.begin(), s.cases.end(), [&](const CaseSpec& x) { return x.id == id; });
+  if (c == s.cases.end()) throw std::runtime_error("no case " + id);
+  return *c;
+}
+
+TEST(Suite, HostInputIsACaseOverrideAndItsBaselineReadsTheSameWay) {
+  const Suite s = parse_suite(
+      minimal_suite("", R"([{"workload": "plain", "model": "mlp", "precision": "bf16", "optimizer": "sgd",
+                            "input": "host", "tag": "host"}])"),
+      "t.json", "cpu");
+  EXPECT_EQ(find_case(s, "plain/mlp/bf16/sgd@host").throughput.input, InputMode::kHost);
+  EXPECT_EQ(find_case(s, "plain/mlp/fp32/sgd@host").throughput.input, InputMode::kHost);
+  EXPECT_EQ(find_case(s, "plain/mlp/bf16/sgd").throughput.input, InputMode::kCached);
+  const std::string err = error_of(minimal_suite(
+      "", R"([{"workload": "plain", "model": "mlp", "precision": "bf16", "optimizer": "sgd", "input": "disk",
+              "tag": "x"}])"));
+  EXPECT_NE(err.find("cases[0].input: expected \"cached\" or \"host\""), std::string::npos) << err;
+  EXPECT_NE(error_of(minimal_suite(
+                "", R"([{"workload": "plain", "model": "mlp", "precision": "bf16", "optimizer": "sgd",
+                        "input": "host"}])"))
+                .find("needs a \"tag\""),
+            std::string::npos);
+}
+
+TEST(Suite, GateThresholdsAreReadAndValidated) {
+  const Suite s = parse_suite(
+      minimal_suite(R"(, "gate": {"min_effect": 0.07})",
+                    R"([{"workload": "plain", "model": "mlp", "precision": "bf16", "optimizer": "sgd",
+                         "tag": "noisy", "gate": {"min_effect": 0.2}}])"),
+      "t.json", "cpu");
+  ASSERT_TRUE(s.gate.min_effect.has_value());
+  EXPECT_DOUBLE_EQ(*s.gate.min_effect, 0.07);
+  EXPECT_DOUBLE_EQ(find_case(s, "plain/mlp/bf16/sgd@noisy").gate_min_effect.value_or(0), 0.2);
+  EXPECT_FALSE(find_case(s, "plain/mlp/bf16/sgd").gate_min_effect.has_value());
+  const std::string err = error_of(minimal_suite(R"(, "gate": {"min_effect": 5})"));
+  EXPECT_NE(err.find("gate.min_effect: must be in (0, 1)"), std::string::npos) << err;
+  EXPECT_NE(error_of(minimal_suite(R"(, "gate": {"alpha": 0.01})")).find("gate.alpha: unknown field"),
+            std::string::npos);
+}
+
+TEST(Suite, DdpRanksComeFromTheSuite) {
+  const Suite s = parse_suite(
+      minimal_suite("", R"([{"workload": "ddp", "model": "mlp", "precision": "fp16", "optimizer": "sgd",
+                            "world_size": 2, "tag": "2ranks"}])"),
+      "t.json", "cpu");
+  EXPECT_EQ(find_case(s, "ddp/mlp/fp16/sgd@2ranks").world_size, 2);
+  EXPECT_EQ(find_case(s, "ddp/mlp/fp32/sgd@2ranks").world_size, 2);
+  EXPECT_EQ(find_case(s, "ddp/mlp/fp16/sgd@2ranks").effective_batch(), 16);
+}
+
 TEST(Suite, ShippedSuitesLoad) {
-  for (const char* name : {"smoke", "conformance", "throughput"}) {
+  for (const char* name : {"smoke", "conformance", "throughput", "distributed", "calibration"}) {
     EXPECT_NO_THROW(load_suite(name, "cpu")) << name;
   }
   EXPECT_THROW(load_suite("no-such-suite", "cpu"), SuiteError);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 
 namespace ampbench {
@@ -71,11 +72,29 @@ bool inject_inf_if_due(TrainingState& s) {
   return true;
 }
 
+namespace {
+
+size_t optimizer_index(const TrainingState& s, const torch::optim::Optimizer& opt) {
+  for (size_t i = 0; i < s.optimizers.size(); ++i)
+    if (s.optimizers[i].get() == &opt) return i;
+  throw std::logic_error("step_optimizer: optimizer does not belong to this training state");
+}
+
+bool forced_skip(const TrainingState& s, size_t index) {
+  if (index >= s.spec.skip_steps.size()) return false;
+  const std::vector<int>& steps = s.spec.skip_steps[index];
+  return std::find(steps.begin(), steps.end(), s.step_index) != steps.end();
+}
+
+}  // namespace
+
 bool step_optimizer(TrainingState& s, torch::optim::Optimizer& opt, bool injected) {
-  const auto& forced = s.spec.skip_steps;
-  if (std::find(forced.begin(), forced.end(), s.step_index) != forced.end()) return false;
-  if (injected && !s.scaler.is_enabled()) return false;
-  return s.scaler.step(opt);
+  const size_t index = optimizer_index(s, opt);
+  bool stepped = false;
+  if (!forced_skip(s, index) && !(injected && !s.scaler.is_enabled())) stepped = s.scaler.step(opt);
+  if (s.optimizer_skipped.size() < s.optimizers.size()) s.optimizer_skipped.resize(s.optimizers.size(), false);
+  if (!stepped) s.optimizer_skipped[index] = true;
+  return stepped;
 }
 
 void apply_lr_schedule(TrainingState& s) {

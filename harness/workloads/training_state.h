@@ -23,6 +23,9 @@ struct TrainingState {
   std::vector<std::unique_ptr<torch::optim::Optimizer>> optimizers;
   amp::GradScaler scaler;
   int step_index = 0;  // the optimizer step being taken (for injection, schedules)
+  // Per optimizer: whether it skipped in the current iteration (set by
+  // step_optimizer, cleared by the runner before each iteration).
+  std::vector<bool> optimizer_skipped;
 
   Model& model() { return models.front(); }
   torch::optim::Optimizer& optimizer() { return *optimizers.front(); }
@@ -54,8 +57,8 @@ at::Tensor loss_fn(TrainingState& s, const at::Tensor& out, const at::Tensor& la
 bool inject_inf_if_due(TrainingState& s);
 
 // scaler.step(opt), except in a run without a scaler whose gradients were
-// poisoned on purpose, or at a step listed in spec.skip_steps: there the
-// step is skipped, as a scaler would have.
+// poisoned on purpose, or at a step listed for this optimizer in
+// spec.skip_steps: there the step is skipped, as a scaler would have.
 // Returns whether the optimizer stepped.
 bool step_optimizer(TrainingState& s, torch::optim::Optimizer& opt, bool injected);
 

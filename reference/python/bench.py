@@ -127,23 +127,43 @@ def measure_throughput(spec: Spec, device: torch.device) -> dict:
         torch.cuda.reset_peak_memory_stats(device)
     samples = []
     for _ in range(t.repetitions):
-        synchronize(device)
-        began = time.perf_counter()
-        for _ in range(t.measured_steps):
-            one_step()
-        synchronize(device)
-        seconds = time.perf_counter() - began
-        samples.append(t.measured_steps * spec.effective_batch() / seconds)
+        samples.append(t.measured_steps * spec.effective_batch() / timed_seconds(device, t.measured_steps, one_step))
     if device.type == "cuda":
         peak, kind = int(torch.cuda.max_memory_allocated(device)), "cuda_allocator_peak"
     else:
         peak, kind = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, "process_max_rss"
     srt = sorted(samples)
     q = statistics.quantiles(srt, n=4, method="inclusive") if len(srt) > 1 else [srt[0]] * 3
-    return {"unit": "samples/s", "input": t.input, "warmup_steps": t.warmup_steps,
+    median = statistics.median(samples)
+    stddev = statistics.stdev(samples) if len(samples) > 1 else 0.0
+    flops = M.training_flops_per_sample(spec.model, spec.sizes)
+    return {"unit": "samples/s", "timing": "cuda_events" if device.type == "cuda" else "steady_clock",
+            "input": t.input, "warmup_steps": t.warmup_steps,
             "measured_steps": t.measured_steps, "repetitions": len(samples), "samples_per_s": samples,
-            "median": statistics.median(samples), "min": min(samples), "max": max(samples),
-            "iqr": q[2] - q[0], "peak_memory_bytes": peak, "peak_memory_kind": kind}
+            "median": median, "min": min(samples), "max": max(samples),
+            "iqr": q[2] - q[0], "stddev": stddev, "cv": stddev / statistics.fmean(samples),
+            "step_time_ms": 1e3 * spec.effective_batch() / median,
+            "training_flops_per_sample": flops, "achieved_flops_per_s": median * flops,
+            "speedup_vs_fp32": None, "peak_memory_bytes": peak, "peak_memory_kind": kind}
+
+
+def timed_seconds(device: torch.device, steps: int, one_step) -> float:
+    """harness/runner/timer.cpp: CUDA events around the region on CUDA (after
+    a synchronize, so earlier work is not counted), a steady clock on CPU."""
+    synchronize(device)
+    if device.type == "cuda":
+        begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        begin.record()
+        for _ in range(steps):
+            one_step()
+        end.record()
+        end.synchronize()
+        synchronize(device)
+        return begin.elapsed_time(end) / 1000.0
+    began = time.perf_counter()
+    for _ in range(steps):
+        one_step()
+    return time.perf_counter() - began
 
 
 # --- environment (harness/env/env_fingerprint.cpp to_json) -------------------
@@ -294,11 +314,15 @@ def main(argv=None) -> int:
           f"{torch.get_num_threads()} threads) -> {out}", flush=True)
     dev = torch.device(device)
     errors = 0
+    medians = {}  # case id -> median samples/s, for speedup over the fp32 case
     for i, spec in enumerate(cases, 1):
         began = time.monotonic()
         try:
             traj = train_recorded(spec, dev)
             tp = measure_throughput(spec, dev)
+            if spec.baseline_id in medians:
+                tp["speedup_vs_fp32"] = tp["median"] / medians[spec.baseline_id]
+            medians[spec.id] = tp["median"]
             case = case_json(spec, traj, tp, wall=time.monotonic() - began)
             line = f"{tp['median']:12.1f} samples/s"
         except Exception as e:  # noqa: BLE001 - recorded as an error case, the run goes on

@@ -153,6 +153,30 @@ def input_shape(family: str, sizes: dict) -> list[int]:
     raise ValueError(f"unknown model '{family}'")
 
 
+def training_flops_per_sample(family: str, sizes: dict) -> float:
+    """harness/models/flops.cpp: 3 x the forward pass's matrix-unit FLOPs
+    (2 per multiply-add; elementwise work, norms and the optimizer left out)."""
+    def linear(i, o):
+        return 2.0 * i * o
+
+    def conv3x3(ci, co, side):
+        return 2.0 * ci * co * 9.0 * side * side
+
+    s = sizes
+    if family == "mlp":
+        fwd = linear(s["in_features"], s["hidden"]) + linear(s["hidden"], s["hidden"]) + linear(s["hidden"], s["classes"])
+    elif family == "cnn":
+        c = s["channels"]
+        fwd = conv3x3(CNN_INPUT_CHANNELS, c, s["image"]) + conv3x3(c, 2 * c, s["image"] // 2) + linear(2 * c, s["classes"])
+    elif family == "transformer":
+        seq, d = s["seq"], s["d_model"]
+        fwd = (seq * (linear(d, 3 * d) + linear(d, d)) + 2.0 * (2.0 * seq * seq * d)
+               + seq * (linear(d, s["ffn"]) + linear(s["ffn"], d)) + linear(d, s["classes"]))
+    else:
+        raise ValueError(f"unknown model {family!r}")
+    return 3.0 * fwd
+
+
 def check_parameter_order(model: nn.Module, dumped_names: list[str]) -> str | None:
     """None when the dump lists this model's parameters in the model's own
     order, else a one-line explanation."""

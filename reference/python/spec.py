@@ -62,7 +62,7 @@ class Spec:
     clip_value: float = 0.05
     loss_multiplier: float = 1.0
     inject_inf_step: int = -1
-    skip_steps: list = field(default_factory=list)
+    skip_steps: list = field(default_factory=list)  # [optimizer] -> steps it skips
     scaler: dict = field(default_factory=lambda: dict(DEFAULT_SCALER))
     expect: str = "pass"
     baseline_id: str = ""
@@ -119,7 +119,7 @@ def spec_from_dump(obj: dict) -> Spec:
         sizes=sizes, iters_to_accumulate=int(obj["iters_to_accumulate"]),
         max_norm=float(obj["max_norm"]), clip_value=float(obj["clip_value"]),
         loss_multiplier=float(obj["loss_multiplier"]), inject_inf_step=int(obj["inject_inf_step"]),
-        skip_steps=[int(s) for s in obj["skip_steps"]], scaler=scaler,
+        skip_steps=[[int(s) for s in steps] for steps in obj["skip_steps"]], scaler=scaler,
     )
     spec.validate()
     return spec

@@ -4,7 +4,9 @@ precision, in that nesting) and then the explicit cases, each preceded by its
 fp32 baseline the first time that baseline is needed; ids as make_case_id.
 
 Only what the Python bench needs is modelled; tolerances are read for
-structure but not resolved.
+structure but not resolved.  DataParallel and DDP cases are left out: the
+Python oracle covers the single-process workloads (the C++ harness checks the
+distributed ones against its own single-process runs).
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ class Settings:
 
 
 SETTING_KEYS = ("steps", "seed", "lr", "cosine_schedule", "iters_to_accumulate", "max_norm", "clip_value",
-                "loss_multiplier", "inject_inf_step", "scaler")
+                "loss_multiplier", "inject_inf_step", "scaler", "world_size", "input", "tolerance")
+DISTRIBUTED_WORKLOADS = ("dataparallel", "ddp")
 
 
 @dataclass
@@ -122,6 +125,7 @@ def _baseline_for(c: Spec, ctx: dict) -> Spec:
     b = copy.deepcopy(c)
     b.precision, b.variant, b.scaler_enabled, b.expect = "fp32", "correct", False, "pass"
     b.throughput = copy.copy(ctx["throughput"])
+    b.throughput.input = c.throughput.input  # speedups compare like with like
     b.baseline_id = ""
     b.id = make_case_id(b)
     return b
@@ -148,6 +152,8 @@ def _read_explicit(ctx: dict, node: dict, where: str) -> Spec:
         if key not in node:
             raise SuiteError(f"{ctx['file']}: {where}.{key}: missing required field")
     w, m, p, o = node["workload"], node["model"], node["precision"], node["optimizer"]
+    if w in DISTRIBUTED_WORKLOADS:
+        return None
     if w not in WORKLOADS or m not in MODELS or p not in PRECISIONS or o not in OPTIMIZERS:
         raise SuiteError(f"{ctx['file']}: {where}: unknown workload/model/precision/optimizer")
     if m not in ctx["models"]:
@@ -165,6 +171,8 @@ def _read_explicit(ctx: dict, node: dict, where: str) -> Spec:
     if c.scaler_enabled and p == "bf16":
         raise SuiteError(f"{ctx['file']}: {where}.scaler_enabled: bf16 with a GradScaler is a configuration mistake")
     c.expect = node.get("expect", "pass")
+    if "input" in node:
+        c.throughput.input = node["input"]
     c.throughput.enabled = c.throughput.enabled and c.expect == "pass"
     return c
 
@@ -192,7 +200,7 @@ def parse_suite(text: str, path: str, device: str) -> Suite:
     cases, ids = [], set()
     if "matrix" in root:
         m = root["matrix"]
-        for w in m["workloads"]:
+        for w in (w for w in m["workloads"] if w not in DISTRIBUTED_WORKLOADS):
             for model in m["models"]:
                 if model not in models:
                     raise SuiteError(f"{path}: matrix.models: model '{model}' has no sizes in \"models\"")
@@ -201,7 +209,9 @@ def parse_suite(text: str, path: str, device: str) -> Suite:
                         _add_case(cases, ids, _make_case(ctx, w, model, p, opt, ctx["defaults"]), ctx, "matrix")
     for i, node in enumerate(root.get("cases", [])):
         where = f"cases[{i}]"
-        _add_case(cases, ids, _read_explicit(ctx, node, where), ctx, where)
+        case = _read_explicit(ctx, node, where)
+        if case is not None:
+            _add_case(cases, ids, case, ctx, where)
     if not cases:
         raise SuiteError(f"{path}: matrix: the suite expands to no cases")
     return Suite(name=root["name"], path=path, cases=cases)

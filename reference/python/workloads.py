@@ -97,14 +97,15 @@ def inject_inf_if_due(s: TrainingState) -> bool:
 
 
 def step_optimizer(s: TrainingState, opt: torch.optim.Optimizer, injected: bool) -> bool:
-    """scaler.step(opt), except at a skip_steps step, or in a run without a
-    scaler whose gradients were poisoned on purpose: there the step is
-    skipped as a scaler would have.  Returns whether the optimizer stepped."""
-    if s.step_index in s.spec.skip_steps:
+    """scaler.step(opt), except at a step listed for this optimizer in
+    skip_steps (one list per optimizer), or in a run without a scaler whose
+    gradients were poisoned on purpose: there the step is skipped as a
+    scaler would have.  Returns whether the optimizer stepped."""
+    i = s.optimizers.index(opt)
+    if i < len(s.spec.skip_steps) and s.step_index in s.spec.skip_steps[i]:
         return False
     if injected and not s.scaler.is_enabled():
         return False
-    i = s.optimizers.index(opt)
     before = s.steps_taken[i]
     s.scaler.step(opt)
     return s.steps_taken[i] > before

@@ -1,0 +1,130 @@
+// `ampbench qualify`: one command for hardware qualification. Measures the
+// device's ceilings (memory bandwidth, matmul rate per dtype), runs the
+// suites with those ceilings embedded (so every case reports its model FLOP
+// utilisation), draws one report over all of them, and ends with a pass/fail
+// summary and exit code.
+#include <c10/core/Device.h>
+
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/cmd_run.h"
+#include "cli/command.h"
+#include "kernels/ceilings.h"
+#include "results/results_writer.h"
+
+namespace ampbench::cli {
+namespace {
+
+struct QualifyArgs {
+  std::string device = "auto";
+  std::string out_dir;
+  std::vector<std::string> suites;  // empty: by device
+  bool no_report = false;
+};
+
+// GPU machines get the full matrix and the GPU-sized throughput suite; a CPU
+// gets the smoke matrix (the GPU-sized suites would take hours on 2 cores).
+std::vector<std::string> default_suites(const std::string& device) {
+  if (device == "cuda") return {"conformance", "throughput"};
+  return {"smoke"};
+}
+
+void print_ceilings(const nlohmann::json& c) {
+  std::cout << "ceilings on " << c["device"].get<std::string>() << " (median of " << c["repetitions"]
+            << " runs): memory " << std::fixed << std::setprecision(1) << c["memory_bandwidth_gbs"].get<double>()
+            << " GB/s; matmul " << c["gemm_size"] << "^3 TFLOP/s:";
+  for (const auto& [dtype, value] : c["matmul_tflops"].items()) {
+    std::cout << " " << dtype << " ";
+    if (value.is_number()) {
+      std::cout << std::setprecision(3) << value.get<double>();
+    } else {
+      std::cout << "n/a";
+    }
+  }
+  std::cout << "\n";
+}
+
+int qualify(const QualifyArgs& args) {
+  std::string device;
+  try {
+    device = resolve_device(args.device);
+  } catch (const std::exception& e) {
+    std::cerr << "ampbench qualify: error: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  std::string stamp = utc_now_iso8601();
+  for (char& ch : stamp)
+    if (ch == ':') ch = '-';
+  const std::string out = args.out_dir.empty() ? "results/qualify-" + device + "-" + stamp : args.out_dir;
+  const std::vector<std::string> suites = args.suites.empty() ? default_suites(device) : args.suites;
+
+  std::cout << "== ceilings\n";
+  nlohmann::json ceilings;
+  const std::string ceilings_path = out + "/ceilings.json";
+  try {
+    const c10::Device dev(device == "cuda" ? c10::kCUDA : c10::kCPU, device == "cuda" ? 0 : -1);
+    kernels::to_json(ceilings, kernels::measure_ceilings(kernels::CeilingOptions::for_device(dev)));
+    write_file_atomically(ceilings_path, ceilings.dump(1));
+  } catch (const std::exception& e) {
+    std::cerr << "ampbench qualify: error: measuring ceilings: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  print_ceilings(ceilings);
+
+  std::vector<std::string> results;
+  std::vector<std::pair<std::string, int>> outcomes;
+  for (const std::string& suite : suites) {
+    std::cout << "\n== suite " << suite << "\n" << std::flush;
+    RunArgs run;
+    run.suite = suite;
+    run.device = device;
+    run.out_dir = out + "/" + suite;
+    run.ceilings_file = ceilings_path;
+    run.no_report = true;
+    const int code = run_suite(run);
+    outcomes.emplace_back(suite, code);
+    if (std::filesystem::exists(run.out_dir + "/results.json")) results.push_back(run.out_dir + "/results.json");
+    if (code == kExitUsage) break;  // a broken suite: nothing after it is meaningful
+  }
+  bool reported = true;
+  if (!args.no_report && !results.empty()) {
+    std::cout << "\n== report\n";
+    reported = make_report(results, out + "/report");
+  }
+
+  int worst = kExitOk;
+  std::cout << "\n== qualification of " << device << " (" << out << ")\n";
+  for (const auto& [suite, code] : outcomes) {
+    std::cout << "  " << std::left << std::setw(14) << suite << std::right
+              << (code == kExitOk ? "PASS" : code == kExitFailure ? "FAIL (a case does not conform)" : "ERROR")
+              << "\n";
+    worst = std::max(worst, code);
+  }
+  if (!reported) std::cout << "  report        FAILED (results are intact)\n";
+  std::cout << (worst == kExitOk && reported ? "QUALIFIED" : "NOT QUALIFIED") << "\n";
+  return worst != kExitOk ? worst : reported ? kExitOk : kExitFailure;
+}
+
+}  // namespace
+
+void add_qualify_command(CLI::App& app, Action& selected) {
+  auto args = std::make_shared<QualifyArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "qualify", "Hardware qualification: measure ceilings, run the suites with utilisation, report, pass/fail");
+  sub->add_option("--device", args->device, "Device to qualify")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->capture_default_str();
+  sub->add_option("--out", args->out_dir, "Output directory [default: results/qualify-DEVICE-TIME]");
+  sub->add_option("--suites", args->suites, "Suites to run [default: conformance,throughput on CUDA; smoke on CPU]")
+      ->delimiter(',');
+  sub->add_flag("--no-report", args->no_report, "Do not build the report");
+  sub->callback([args, &selected] { selected = [args] { return qualify(*args); }; });
+}
+
+}  // namespace ampbench::cli

@@ -1,0 +1,36 @@
+// `ampbench run`, callable from other subcommands (`qualify` runs suites the
+// same way a user would).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ampbench::cli {
+
+struct RunArgs {
+  std::string suite;  // "" = the default for the device
+  std::string device = "auto";
+  std::string out_dir;
+  std::string filter;
+  std::string junit;
+  std::string ceilings_file;  // measured ceilings to embed in env
+  bool no_throughput = false;
+  bool no_report = false;
+  double inject_slowdown = 0.0;
+  std::string dump_dir;
+  int nproc = 0;            // > 0: launch this many local ranks
+  int rank_timeout = 120;   // seconds a rank may go without finishing a case
+};
+
+// "auto" -> the best device present; throws std::invalid_argument for cuda
+// without a device.
+std::string resolve_device(const std::string& requested);
+
+// Runs one suite; returns the exit code (0 conforming, 1 not, 2 usage).
+int run_suite(const RunArgs& args);
+
+// python -m reports over `results_paths` into `report_dir`; false (with a
+// warning) when it failed.
+bool make_report(const std::vector<std::string>& results_paths, const std::string& report_dir);
+
+}  // namespace ampbench::cli

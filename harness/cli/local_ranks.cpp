@@ -1,0 +1,71 @@
+#include "cli/local_ranks.h"
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+
+#include "distributed/launcher.h"
+
+namespace ampbench::cli {
+namespace {
+
+std::string regex_escape(const std::string& s) {
+  static const std::string special = R"(\^$.|?*+()[]{}/)";
+  std::string out;
+  for (char c : s) {
+    if (special.find(c) != std::string::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// ^(id1|id2|...)$: exactly these cases (their baselines are among them).
+std::string exact_ids_filter(const std::vector<CaseSpec>& cases) {
+  std::string re = "^(";
+  for (size_t i = 0; i < cases.size(); ++i) re += (i ? "|" : "") + regex_escape(cases[i].id);
+  return re + ")$";
+}
+
+std::vector<nlohmann::json> read_rank0_cases(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return {};
+  try {
+    const nlohmann::json doc = nlohmann::json::parse(in);
+    return doc.at("cases").get<std::vector<nlohmann::json>>();
+  } catch (const std::exception& e) {
+    std::cerr << "ampbench run: error: " << path << ": unreadable rank 0 results: " << e.what() << "\n";
+    return {};
+  }
+}
+
+}  // namespace
+
+bool needs_local_ranks(const CaseSpec& c) { return c.workload == "ddp" && c.world_size > 1; }
+
+RankRunResult run_in_local_ranks(const std::vector<CaseSpec>& cases, const RankRunSettings& settings) {
+  int nproc = 1;
+  for (const CaseSpec& c : cases) nproc = std::max(nproc, c.world_size);
+  distributed::LaunchOptions launch;
+  launch.nproc = nproc;
+  launch.rank_timeout_s = settings.rank_timeout_s;
+  launch.out_dir = settings.out_dir;
+  launch.args = {"ampbench", "run", "--suite", settings.suite_path, "--device", settings.device,
+                 "--filter", exact_ids_filter(cases), "--out", settings.out_dir, "--no-report",
+                 "--rank-timeout", std::to_string(settings.rank_timeout_s)};
+  if (settings.no_throughput) launch.args.push_back("--no-throughput");
+  if (settings.inject_slowdown > 0) {
+    launch.args.push_back("--inject-slowdown");
+    launch.args.push_back(std::to_string(settings.inject_slowdown));
+  }
+  if (!settings.dump_dir.empty()) {
+    launch.args.push_back("--dump");
+    launch.args.push_back(settings.dump_dir);
+  }
+  std::cout << "\n" << cases.size() << " ddp cases need " << nproc << " ranks: launching them\n" << std::flush;
+  RankRunResult result;
+  result.exit_code = distributed::launch_local_ranks(launch);
+  result.cases = read_rank0_cases(settings.out_dir + "/results.json");
+  return result;
+}
+
+}  // namespace ampbench::cli

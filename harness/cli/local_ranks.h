@@ -1,0 +1,41 @@
+// DDP cases that ask for more ranks than the process running the suite has
+// (a suite "world_size": 2, run without --nproc or a launcher): after the
+// single-process cases, ampbench starts that many local ranks for them alone
+// (through the --nproc launcher) and merges rank 0's results into the run's
+// own results file. So `ampbench run --suite smoke` exercises 2-rank DDP over
+// Gloo while every other case is timed in one undisturbed process.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "suite/case_spec.h"
+
+namespace ampbench::cli {
+
+// What the ranks' command line carries over from this run.
+struct RankRunSettings {
+  std::string suite_path;
+  std::string device;
+  std::string out_dir;  // the ranks' OUT (logs, rank 0's results.json)
+  int rank_timeout_s = 120;
+  bool no_throughput = false;
+  double inject_slowdown = 0;
+  std::string dump_dir;
+};
+
+struct RankRunResult {
+  int exit_code = 0;                 // the launcher's: 0, 1, or a rank failure
+  std::vector<nlohmann::json> cases;  // what rank 0 wrote, in order
+};
+
+// True for a case that must run in launched ranks when this process is not
+// one of a launch already.
+bool needs_local_ranks(const CaseSpec& c);
+
+// Runs `cases` (and nothing else) in max(world_size) local ranks.
+RankRunResult run_in_local_ranks(const std::vector<CaseSpec>& cases, const RankRunSettings& settings);
+
+}  // namespace ampbench::cli

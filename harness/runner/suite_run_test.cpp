@@ -1,0 +1,76 @@
+#include "runner/suite_run.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "runner/summary_table.h"
+
+namespace ampbench {
+namespace {
+
+Suite small_suite() {
+  return parse_suite(R"({
+    "name": "t",
+    "models": {"mlp": {"batch": 8, "in_features": 8, "hidden": 8, "classes": 8},
+               "cnn": {"batch": 4, "channels": 8, "image": 8, "classes": 8}},
+    "matrix": {"workloads": ["plain", "clip_norm", "clip_value"], "models": ["mlp", "cnn"],
+               "precisions": ["fp32", "fp16", "bf16"], "optimizers": ["sgd"]},
+    "tolerances": {"fp32": {}, "fp16": {}, "bf16": {}}})",
+                     "t.json", "cpu");
+}
+
+std::vector<std::string> ids(const std::vector<CaseSpec>& cases) {
+  std::vector<std::string> out;
+  for (const CaseSpec& c : cases) out.push_back(c.id);
+  return out;
+}
+
+TEST(SelectCases, FieldFilterMatchesEveryFieldAndAddsBaselines) {
+  const auto selected = ids(select_cases(small_suite(), "workload=clip,precision=fp16,model=mlp"));
+  EXPECT_EQ(selected, (std::vector<std::string>{"clip_norm/mlp/fp32/sgd", "clip_norm/mlp/fp16/sgd",
+                                                "clip_value/mlp/fp32/sgd", "clip_value/mlp/fp16/sgd"}));
+}
+
+TEST(SelectCases, RepeatedKeyOrBarMeansEither) {
+  const auto a = ids(select_cases(small_suite(), "workload=plain,precision=fp16|bf16,model=cnn"));
+  const auto b = ids(select_cases(small_suite(), "workload=plain,precision=fp16,precision=bf16,model=cnn"));
+  EXPECT_EQ(a, (std::vector<std::string>{"plain/cnn/fp32/sgd", "plain/cnn/fp16/sgd", "plain/cnn/bf16/sgd"}));
+  EXPECT_EQ(a, b);
+}
+
+TEST(SelectCases, RegexStillWorksAndBadInputIsRejected) {
+  EXPECT_EQ(ids(select_cases(small_suite(), "^plain/mlp/bf16")),
+            (std::vector<std::string>{"plain/mlp/fp32/sgd", "plain/mlp/bf16/sgd"}));
+  try {
+    select_cases(small_suite(), "workload=plain,colour=red");
+    FAIL() << "an unknown field was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown field 'colour'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(select_cases(small_suite(), "(["), std::invalid_argument);
+  EXPECT_TRUE(select_cases(small_suite(), "workload=penalty").empty());
+}
+
+TEST(SummaryTable, OneRowPerCaseFamilyOneColumnPerPrecision) {
+  const nlohmann::json results = {
+      {"cases",
+       {{{"id", "plain/mlp/fp32/sgd"}, {"precision", "fp32"}, {"status", "pass"}, {"expect", "pass"},
+         {"throughput", {{"median", 1000.0}, {"speedup_vs_fp32", nullptr}}}},
+        {{"id", "plain/mlp/fp16/sgd"}, {"precision", "fp16"}, {"status", "fail"}, {"expect", "pass"},
+         {"throughput", {{"median", 500.0}, {"speedup_vs_fp32", 0.5}}}},
+        {{"id", "clip_norm+clip_before_unscale/mlp/fp16/sgd"}, {"precision", "fp16"}, {"status", "fail"},
+         {"expect", "fail"}, {"throughput", nullptr}}}}};
+  std::ostringstream out;
+  print_summary_table(out, results);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("plain/mlp/sgd"), std::string::npos) << text;
+  EXPECT_NE(text.find("pass 1000/s"), std::string::npos) << text;
+  EXPECT_NE(text.find("FAIL 500/s x0.50"), std::string::npos) << text;
+  EXPECT_NE(text.find("caught"), std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3) << text;  // header + 2 rows
+}
+
+}  // namespace
+}  // namespace ampbench

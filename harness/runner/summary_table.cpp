@@ -1,0 +1,79 @@
+#include "runner/summary_table.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace ampbench {
+namespace {
+
+const std::vector<std::string> kPrecisions = {"fp32", "fp16", "bf16"};
+
+// The case id without its precision segment: the row a case belongs to.
+std::string row_key(const nlohmann::json& c) {
+  std::string id = c["id"].get<std::string>();
+  const std::string p = "/" + c["precision"].get<std::string>();
+  const size_t at = id.find(p);
+  if (at != std::string::npos) {
+    size_t end = id.find('/', at + 1);
+    id.erase(at, (end == std::string::npos ? id.size() : end) - at);
+  }
+  return id;
+}
+
+std::string verdict(const nlohmann::json& c) {
+  const std::string status = c["status"].get<std::string>();
+  if (c["expect"] == "fail") return status == "fail" ? "caught" : status == "pass" ? "MISSED" : status;
+  if (status == "fail") return "FAIL";
+  if (status == "error") return "ERROR";
+  return status;
+}
+
+std::string cell(const nlohmann::json& c) {
+  std::ostringstream out;
+  out << verdict(c);
+  const nlohmann::json& t = c["throughput"];
+  if (t.is_object()) {
+    out << " " << std::fixed << std::setprecision(0) << t["median"].get<double>() << "/s";
+    if (t.contains("speedup_vs_fp32") && t["speedup_vs_fp32"].is_number())
+      out << " x" << std::setprecision(2) << t["speedup_vs_fp32"].get<double>();
+  }
+  return out.str();
+}
+
+}  // namespace
+
+void print_summary_table(std::ostream& out, const nlohmann::json& results) {
+  std::vector<std::string> rows;
+  std::map<std::string, std::map<std::string, std::string>> cells;
+  for (const nlohmann::json& c : results["cases"]) {
+    const std::string key = row_key(c);
+    if (!cells.count(key)) rows.push_back(key);
+    std::string& slot = cells[key][c["precision"].get<std::string>()];
+    slot = slot.empty() ? cell(c) : slot + "; " + cell(c);  // fp16 with/without scaler share a row
+  }
+  size_t width = 4;
+  for (const std::string& r : rows) width = std::max(width, r.size());
+  std::map<std::string, size_t> col;
+  for (const std::string& p : kPrecisions) {
+    col[p] = p.size();
+    for (const std::string& r : rows) col[p] = std::max(col[p], cells[r][p].size());
+  }
+  out << std::left << std::setw(static_cast<int>(width)) << "case";
+  for (const std::string& p : kPrecisions) out << "  " << std::setw(static_cast<int>(col[p])) << p;
+  out << "\n";
+  for (const std::string& r : rows) {
+    out << std::setw(static_cast<int>(width)) << r;
+    for (const std::string& p : kPrecisions) {
+      const std::string& text = cells[r][p];
+      out << "  " << std::setw(static_cast<int>(col[p])) << (text.empty() ? "-" : text);
+    }
+    out << "\n";
+  }
+  out << std::right;
+}
+
+}  // namespace ampbench

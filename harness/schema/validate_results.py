@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Validate ampbench results files against harness/schema/results.schema.json.
+
+    python harness/schema/validate_results.py RESULTS.json [MORE.json ...]
+
+Exit 0 when every file is valid; 1 with the file, the JSON path and the
+reason for each violation otherwise; 2 when a file cannot be read or parsed.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import jsonschema
+
+SCHEMA_PATH = Path(__file__).with_name("results.schema.json")
+
+
+def load_schema() -> dict:
+    schema = json.loads(SCHEMA_PATH.read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return schema
+
+
+def violations(doc, schema: dict) -> list[str]:
+    """Every violation as 'path: message', in document order."""
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
+    out = []
+    for e in errors:
+        path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in e.absolute_path) or "(top level)"
+        if list(e.absolute_path)[:2] and e.absolute_path[0] == "cases" and isinstance(doc, dict):
+            try:
+                path += f" (case {doc['cases'][e.absolute_path[1]]['id']})"
+            except (KeyError, IndexError, TypeError):
+                pass
+        out.append(f"{path}: {e.message}")
+    return out
+
+
+def main(argv: list[str]) -> int:
+    if not argv:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    schema = load_schema()
+    status = 0
+    for name in argv:
+        try:
+            doc = json.loads(Path(name).read_text())
+        except (OSError, json.JSONDecodeError) as e:
+            print(f"{name}: cannot read results: {e}", file=sys.stderr)
+            return 2
+        found = violations(doc, schema)
+        for v in found:
+            print(f"{name}: {v}", file=sys.stderr)
+        if found:
+            status = 1
+        else:
+            print(f"{name}: valid ({len(doc['cases'])} cases, schema version {doc['schema_version']})")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

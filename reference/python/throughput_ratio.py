@@ -1,0 +1,51 @@
+"""C++ against Python throughput, case by case.
+
+    python -m reference.python.throughput_ratio CPP.json PY.json
+
+CPP.json from `ampbench run`, PY.json from `python -m reference.python.bench`
+(same suite, same machine, ideally the same thread count): prints, for every
+case both measured, the median samples/s of each and the ratio C++ / Python,
+then the geometric mean.  Exit 2 when a file is unreadable or they share no
+measured case.
+"""
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+
+def medians(path: str) -> dict[str, float]:
+    doc = json.loads(Path(path).read_text())
+    return {c["id"]: c["throughput"]["median"] for c in doc["cases"]
+            if isinstance(c.get("throughput"), dict) and c["throughput"].get("median")}
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    try:
+        cpp, py = medians(argv[0]), medians(argv[1])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print(f"throughput_ratio: error: {e}", file=sys.stderr)
+        return 2
+    common = [i for i in cpp if i in py]
+    if not common:
+        print("throughput_ratio: error: no case measured in both files", file=sys.stderr)
+        return 2
+    width = max(len(i) for i in common)
+    print(f"{'case':<{width}}  {'C++ /s':>10}  {'Python /s':>10}  {'C++/Py':>6}")
+    logs = []
+    for i in common:
+        ratio = cpp[i] / py[i]
+        logs.append(math.log(ratio))
+        print(f"{i:<{width}}  {cpp[i]:10.1f}  {py[i]:10.1f}  {ratio:6.2f}")
+    print(f"geometric mean C++/Python over {len(common)} cases: {math.exp(sum(logs) / len(logs)):.2f}"
+          f" (min {math.exp(min(logs)):.2f}, max {math.exp(max(logs)):.2f})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
