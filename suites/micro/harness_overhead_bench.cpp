@@ -4,10 +4,11 @@
 // as a bare LibTorch loop on the same modules, sizes, data and optimizer.
 // The budget is 2% (MISSION: timings must be honest, not inflated by us).
 //
-//   build/suites/micro/harness_overhead_bench --benchmark_repetitions=10 \
+//   OMP_NUM_THREADS=1 build/suites/micro/harness_overhead_bench \
+//     --benchmark_repetitions=20 --benchmark_enable_random_interleaving=true \
 //     --benchmark_report_aggregates_only=true
-// and compare the medians of BM_HarnessStep and BM_BareStep per model; or
-// ci/harness-overhead.sh, which prints the ratios.
+// and compare the medians of BM_HarnessStep and BM_BareStep per model
+// (interleaved, so machine noise hits both alike).
 #include <benchmark/benchmark.h>
 #include <torch/nn/functional/loss.h>
 #include <torch/optim/sgd.h>
