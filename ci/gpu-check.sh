@@ -43,14 +43,19 @@ log "built in $(( $(date +%s) - start )) s"
 status=0
 "$BUILD/ampbench" env --json >"$OUT/env.json" || status=1
 # Unit and CUDA tests (the CPU smoke suite is left to CI).
-ctest --test-dir "$BUILD" -j 8 -E 'cli.smoke_suite' --timeout 300 --output-junit "$OUT/ctest-junit.xml" \
+ctest --test-dir "$BUILD" -j 8 -E 'cli.smoke_suite|results.smoke_output' --timeout 300 --output-junit "$OUT/ctest-junit.xml" \
   >"$OUT/ctest.log" 2>&1 || { status=1; log "ctest failed (see ctest.log)"; }
 tail -3 "$OUT/ctest.log" >&2
-for suite in conformance throughput; do
-  "$BUILD/ampbench" run --device cuda --suite "$suite" --out "$OUT/$suite" --junit "$OUT/$suite-junit.xml" \
-    --no-report >"$OUT/$suite.log" 2>&1 || { status=1; log "suite $suite: not conforming (see $suite.log)"; }
-  tail -3 "$OUT/$suite.log" >&2
-done
+# Qualification: ceilings, conformance + throughput with utilisation, report.
+"$BUILD/ampbench" qualify --device cuda --out "$OUT/qualify" >"$OUT/qualify.log" 2>&1 \
+  || { status=1; log "qualify: not qualified (see qualify.log)"; }
+tail -6 "$OUT/qualify.log" >&2
+# DataParallel (2 replicas round-robin over the GPUs) and DDP over NCCL, one
+# rank per GPU.
+gpus="$("$PY" -c 'import torch; print(torch.cuda.device_count())')"
+"$BUILD/ampbench" run --device cuda --suite distributed --nproc "$gpus" --out "$OUT/distributed" --no-report \
+  >"$OUT/distributed.log" 2>&1 || { status=1; log "suite distributed: not conforming (see distributed.log)"; }
+tail -3 "$OUT/distributed.log" >&2
 for bench in harness/amp/amp_bench kernels/kernels_bench; do
   [[ -x "$BUILD/$bench" ]] && "$BUILD/$bench" --benchmark_min_time=0.2 --benchmark_out="$OUT/$(basename "$bench").json" \
     --benchmark_out_format=json >"$OUT/$(basename "$bench").log" 2>&1

@@ -4,6 +4,8 @@
 #include <fstream>
 #include <iostream>
 
+#include <torch/cuda.h>
+
 #include "distributed/launcher.h"
 
 namespace ampbench::cli {
@@ -45,6 +47,13 @@ bool needs_local_ranks(const CaseSpec& c) { return c.workload == "ddp" && c.worl
 RankRunResult run_in_local_ranks(const std::vector<CaseSpec>& cases, const RankRunSettings& settings) {
   int nproc = 1;
   for (const CaseSpec& c : cases) nproc = std::max(nproc, c.world_size);
+  // One GPU per rank: NCCL refuses two ranks on one device.
+  const int gpus = settings.device == "cuda" ? static_cast<int>(torch::cuda::device_count()) : nproc;
+  if (gpus < nproc) {
+    std::cout << "\nddp cases ask for " << nproc << " ranks but there are " << gpus << " GPUs: running " << gpus
+              << " (the cases record the world size they ran with)\n";
+    nproc = std::max(1, gpus);
+  }
   distributed::LaunchOptions launch;
   launch.nproc = nproc;
   launch.rank_timeout_s = settings.rank_timeout_s;
