@@ -13,7 +13,9 @@ check() {  # name max_seconds expected_rank_text env...
   local start end rc log="$OUT/$name.stderr"
   mkdir -p "$OUT"
   start=$(date +%s)
-  env "$@" timeout 150 "$AMPBENCH" run --suite distributed --device cpu --filter '^ddp/mlp/fp32/' \
+  # The dataparallel case runs (on rank 0) before the first ddp step, where
+  # the debug hook strikes: it must survive in the results file.
+  env "$@" timeout 150 "$AMPBENCH" run --suite distributed --device cpu --filter '^(dataparallel|ddp)/mlp/fp32/' \
       --nproc 2 --no-report --no-throughput --rank-timeout 10 --out "$OUT/$name" >"$OUT/$name.stdout" 2>"$log"
   rc=$?
   end=$(date +%s)
@@ -23,6 +25,14 @@ check() {  # name max_seconds expected_rank_text env...
   grep -q "$want" "$log" || fail "$name: the message does not name '$want'"
   grep -q "rank1.log" "$log" || fail "$name: the message does not point at rank 1's log"
   (( end - start <= max )) || fail "$name: took $((end - start)) s (limit $max s)"
+  # No rank left behind: every rank's command line carries this --out.
+  sleep 0.5
+  if pgrep -f -- "--out $OUT/$name( |\$)" >/dev/null; then
+    pgrep -af -- "--out $OUT/$name( |\$)" >&2
+    fail "$name: ranks are still running after the launcher exited"
+  fi
+  grep -q '"id": "dataparallel/mlp/fp32/sgd"' "$OUT/$name/results.json" \
+    || fail "$name: the case finished before the failure is missing from $OUT/$name/results.json"
   echo "ok: $name: exit $rc after $((end - start)) s"
 }
 
