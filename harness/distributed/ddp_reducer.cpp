@@ -4,9 +4,50 @@
 #include <torch/csrc/distributed/c10d/reducer.hpp>
 #include <torch/nn/module.h>
 
+#include <torch/csrc/distributed/c10d/comm.hpp>
+
 #include <algorithm>
 
 namespace ampbench::distributed {
+
+using Clock = std::chrono::steady_clock;
+
+struct DdpReplica::Launches {
+  std::mutex mutex;
+  Clock::time_point backward_started;
+  std::vector<Clock::time_point> times;
+};
+
+namespace {
+
+// What torch.nn.parallel.DistributedDataParallel does by default (divide by
+// the world size, all-reduce the bucket), plus a timestamp per launch.
+class TimedAllReduceHook : public c10d::CppCommHookInterface<c10::intrusive_ptr<c10d::ProcessGroup>> {
+ public:
+  TimedAllReduceHook(const c10::intrusive_ptr<c10d::ProcessGroup>& group,
+                     std::shared_ptr<DdpReplica::Launches> launches)
+      : CppCommHookInterface(group), launches_(std::move(launches)) {}
+
+  c10::intrusive_ptr<c10::ivalue::Future> runHook(c10d::GradBucket& bucket) override {
+    {
+      const std::lock_guard<std::mutex> lock(launches_->mutex);
+      launches_->times.push_back(Clock::now());
+    }
+    at::Tensor& buffer = bucket.getBufferRef();
+    buffer.div_(state_->getSize());
+    std::vector<at::Tensor> tensors = {buffer};
+    return state_->allreduce(tensors)->getFuture();
+  }
+
+ private:
+  std::shared_ptr<DdpReplica::Launches> launches_;
+};
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+}  // namespace
 
 void broadcast_from_rank0(torch::nn::Module& module, Context& context) {
   std::vector<at::Tensor> tensors;
@@ -47,6 +88,8 @@ DdpReplica::DdpReplica(const std::shared_ptr<torch::nn::Module>& module, Context
                                              c10d::kDefaultFirstBucketBytes,
                                              /*skip_all_reduce_unused_params=*/false,
                                              /*use_python_reducer=*/false, std::vector<int64_t>{});
+  launches_ = std::make_shared<Launches>();
+  reducer_->register_comm_hook(std::make_unique<TimedAllReduceHook>(context.group, launches_));
 }
 
 DdpReplica::~DdpReplica() = default;
@@ -57,7 +100,22 @@ void DdpReplica::prepare_for_forward() {
 }
 
 void DdpReplica::prepare_for_backward(const std::vector<at::Tensor>& outputs) {
+  {
+    const std::lock_guard<std::mutex> lock(launches_->mutex);
+    launches_->times.clear();
+    launches_->backward_started = Clock::now();
+  }
   reducer_->prepare_for_backward(outputs);
+}
+
+BackwardTimeline DdpReplica::last_backward() const {
+  const Clock::time_point now = Clock::now();
+  const std::lock_guard<std::mutex> lock(launches_->mutex);
+  BackwardTimeline t;
+  t.buckets = bucket_count_;
+  for (const Clock::time_point& launch : launches_->times) t.launch_ms.push_back(ms_between(launches_->backward_started, launch));
+  t.returned_ms = ms_between(launches_->backward_started, now);
+  return t;
 }
 
 }  // namespace ampbench::distributed

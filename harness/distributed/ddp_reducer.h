@@ -8,7 +8,9 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <chrono>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "distributed/context.h"
@@ -22,6 +24,16 @@ class Module;
 }
 
 namespace ampbench::distributed {
+
+// When the last backward pass started and when each bucket's all-reduce was
+// launched (DDP's all-reduce-and-average, as a timestamped comm hook): the
+// evidence that communication of early buckets overlaps the computation of
+// later gradients.
+struct BackwardTimeline {
+  size_t buckets = 0;
+  std::vector<double> launch_ms;  // each launch, ms after prepare_for_backward
+  double returned_ms = 0;          // when last_backward() was asked, ms after it
+};
 
 class DdpReplica {
  public:
@@ -41,10 +53,16 @@ class DdpReplica {
   int world_size() const { return context_.world_size; }
   size_t bucket_count() const { return bucket_count_; }
 
+  // Call right after backward() returns.
+  BackwardTimeline last_backward() const;
+
+  struct Launches;  // shared with the comm hook
+
  private:
   Context& context_;
   std::unique_ptr<c10d::Reducer> reducer_;
   size_t bucket_count_ = 0;
+  std::shared_ptr<Launches> launches_;
 };
 
 // Broadcasts every parameter and buffer of `module` from rank 0 (in place).
