@@ -20,7 +20,7 @@ die() { echo "bootstrap: error: $*" >&2; exit 1; }
 APT_PACKAGES=(
   build-essential cmake ninja-build ccache git
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
-  python3-venv
+  python3-venv procps  # procps: pgrep, used by the rank-failure test to find orphan ranks
   libgloo-dev  # headers only: torch's ProcessGroupGloo.hpp includes them (harness/distributed)
 )
 
