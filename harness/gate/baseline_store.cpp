@@ -5,7 +5,10 @@
 #include <ctime>
 #include <filesystem>
 
+#include <unistd.h>
+
 #include "gate/atomic_file.h"
+#include "gate/run_set.h"
 
 namespace ampbench::gate {
 
@@ -55,38 +58,98 @@ std::string utc_now() {
 
 }  // namespace
 
-std::string baseline_filename(const ResultsFile& r) {
+std::string baseline_name(const ResultsFile& r) {
   const std::string device = env_value(r, "device");
   const std::string hardware = device == "cpu" ? env_value(r, "cpu_model") : env_value(r, "gpu_name");
   std::string name = sanitize_name_part(r.suite) + "__" + sanitize_name_part(device) + "__" +
                      sanitize_name_part(hardware) + "__torch-" + sanitize_name_part(env_value(r, "libtorch_version"));
   if (device == "cuda") name += "__cuda-" + sanitize_name_part(env_value(r, "cuda_runtime"));
-  return name + ".json";
+  return name;
 }
 
-BaselineUpdate update_baseline(const std::string& results_path, const std::string& dir, bool allow_incomplete) {
-  const ResultsFile r = load_results(results_path);
-  if (!r.complete && !allow_incomplete) {
-    throw GateInputError(results_path,
-                         "the run is incomplete (\"complete\": false); finish it, or pass --allow-incomplete");
-  }
-  if (r.cases.empty()) throw GateInputError(results_path, "has no cases; refusing to write an empty baseline");
-  BaselineUpdate u;
-  u.path = (fs::path(dir.empty() ? "." : dir) / baseline_filename(r)).string();
+namespace {
+
+std::string run_filename(std::size_t index) {
+  const std::string n = std::to_string(index + 1);
+  return "run-" + std::string(n.size() < 2 ? 2 - n.size() : 0, '0') + n + ".json";
+}
+
+// Moves `fresh` into place at `final_path`, replacing what is there.
+void replace_folder(const fs::path& fresh, const fs::path& final_path) {
   std::error_code ec;
-  if (fs::exists(u.path, ec)) u.replaced = u.path;
-  nlohmann::json doc = r.doc;
-  doc["baseline_source"] = {{"results", results_path}, {"updated_utc", utc_now()}};
-  write_file_atomic(u.path, doc.dump(2) + "\n");
-  u.cases = r.cases.size();
+  const fs::path old = final_path.parent_path() / ("." + final_path.filename().string() + ".old-" +
+                                                   std::to_string(::getpid()));
+  const bool had_old = fs::exists(final_path, ec);
+  if (had_old) {
+    fs::rename(final_path, old, ec);
+    if (ec) throw GateInputError(final_path.string(), "cannot move the old baseline aside: " + ec.message());
+  }
+  fs::rename(fresh, final_path, ec);
+  if (ec) {
+    std::error_code undo;
+    if (had_old) fs::rename(old, final_path, undo);
+    throw GateInputError(final_path.string(), "cannot move the new baseline into place: " + ec.message());
+  }
+  if (had_old) fs::remove_all(old, ec);
+}
+
+}  // namespace
+
+BaselineUpdate update_baseline(const std::vector<std::string>& results_paths, const std::string& dir,
+                               bool allow_incomplete) {
+  if (results_paths.empty()) throw GateInputError("--results", "no results file given");
+  std::vector<ResultsFile> runs;
+  for (const auto& path : results_paths) {
+    runs.push_back(load_results(path));
+    const ResultsFile& r = runs.back();
+    if (!r.complete && !allow_incomplete) {
+      throw GateInputError(path, "the run is incomplete (\"complete\": false); finish it, or pass --allow-incomplete");
+    }
+    if (r.cases.empty()) throw GateInputError(path, "has no cases; refusing to write an empty baseline");
+  }
+  require_same_suite_and_env(runs);
+
+  const fs::path root = dir.empty() ? "." : dir;
+  const fs::path final_path = root / baseline_name(runs[0]);
+  const fs::path fresh = root / ("." + baseline_name(runs[0]) + ".new-" + std::to_string(::getpid()));
+  std::error_code ec;
+  fs::remove_all(fresh, ec);
+  BaselineUpdate u;
+  u.path = final_path.string();
+  if (fs::exists(final_path, ec)) u.replaced = u.path;
+  const std::string now = utc_now();
+  try {
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      nlohmann::json doc = runs[i].doc;
+      doc["baseline_source"] = {{"results", results_paths[i]}, {"run", i + 1}, {"runs", runs.size()},
+                                {"updated_utc", now}};
+      write_file_atomic((fresh / run_filename(i)).string(), doc.dump(2) + "\n");
+    }
+    replace_folder(fresh, final_path);
+  } catch (const GateInputError&) {
+    fs::remove_all(fresh, ec);
+    throw;
+  }
+  u.runs = runs.size();
+  u.cases = runs[0].cases.size();
   return u;
 }
 
-std::string find_baseline(const ResultsFile& current, const std::string& dir) {
-  const std::string name = baseline_filename(current);
-  const fs::path path = fs::path(dir.empty() ? "." : dir) / name;
+StoredBaseline find_baseline(const ResultsFile& current, const std::string& dir) {
+  const fs::path root = dir.empty() ? "." : dir;
+  StoredBaseline stored;
+  stored.folder = (root / baseline_name(current)).string();
   std::error_code ec;
-  if (fs::is_regular_file(path, ec)) return path.string();
+  if (fs::is_directory(stored.folder, ec)) {
+    for (const auto& entry : fs::directory_iterator(stored.folder, ec)) {
+      const std::string f = entry.path().filename().string();
+      if (entry.is_regular_file(ec) && f.rfind("run-", 0) == 0 && entry.path().extension() == ".json") {
+        stored.runs.push_back(entry.path().string());
+      }
+    }
+    std::sort(stored.runs.begin(), stored.runs.end());
+    if (!stored.runs.empty()) return stored;
+  }
 
   std::string message = "no baseline for the environment of " + current.path + " (suite \"" +
                         current.suite + "\", device \"" + current.env.at("device") + "\", " +
@@ -98,10 +161,10 @@ std::string find_baseline(const ResultsFile& current, const std::string& dir) {
                         ")";
   std::vector<std::string> same_suite;
   const std::string prefix = sanitize_name_part(current.suite) + "__";
-  if (fs::is_directory(dir.empty() ? "." : dir, ec)) {
-    for (const auto& entry : fs::directory_iterator(dir.empty() ? "." : dir, ec)) {
+  if (fs::is_directory(root, ec)) {
+    for (const auto& entry : fs::directory_iterator(root, ec)) {
       const std::string f = entry.path().filename().string();
-      if (f.rfind(prefix, 0) == 0 && entry.path().extension() == ".json") same_suite.push_back(f);
+      if (f.rfind(prefix, 0) == 0 && entry.is_directory(ec)) same_suite.push_back(f);
     }
   } else {
     message += "; the folder " + dir + " does not exist";
@@ -111,8 +174,8 @@ std::string find_baseline(const ResultsFile& current, const std::string& dir) {
     message += "; baselines for this suite:";
     for (const auto& f : same_suite) message += " " + f;
   }
-  message += "; create one with: ampbench baseline update --results " + current.path + " --dir " + dir;
-  throw GateInputError(path.string(), message);
+  message += "; create one with: ampbench baseline update --results " + current.path + " [more runs] --dir " + dir;
+  throw GateInputError(stored.folder, message);
 }
 
 }  // namespace ampbench::gate

@@ -22,37 +22,60 @@ TEST(BaselineStore, SanitizesNameParts) {
 
 TEST(BaselineStore, FilenameFromEnv) {
   const ResultsFile cpu = parse_results(make_results({make_case("a")}, make_env("cpu", "none", "AMD EPYC 7B13")), "r");
-  EXPECT_EQ(baseline_filename(cpu), "smoke__cpu__AMD-EPYC-7B13__torch-2.11.0.json");
+  EXPECT_EQ(baseline_name(cpu), "smoke__cpu__AMD-EPYC-7B13__torch-2.11.0");
   const ResultsFile gpu = parse_results(
       make_results({make_case("a")}, make_env("cuda", "NVIDIA H200", "x", "2.11.0", "12.8"), "full"), "r");
-  EXPECT_EQ(baseline_filename(gpu), "full__cuda__NVIDIA-H200__torch-2.11.0__cuda-12.8.json");
+  EXPECT_EQ(baseline_name(gpu), "full__cuda__NVIDIA-H200__torch-2.11.0__cuda-12.8");
 }
 
 TEST(BaselineStore, UpdateThenFindRoundTrip) {
   TempDir dir;
   const std::string results = write_json(dir.file("results.json"), make_results({make_case("a", {1, 2, 3, 4})}));
   const std::string store = dir.file("reference/baselines");
-  const BaselineUpdate u = update_baseline(results, store);
-  EXPECT_EQ(u.path, store + "/smoke__cpu__Test-CPU-2.0GHz__torch-2.11.0.json");
+  const std::string second = write_json(dir.file("results2.json"), make_results({make_case("a", {2, 3, 4, 5})}));
+  const BaselineUpdate u = update_baseline({results, second}, store);
+  EXPECT_EQ(u.path, store + "/smoke__cpu__Test-CPU-2.0GHz__torch-2.11.0");
   EXPECT_TRUE(u.replaced.empty());
+  EXPECT_EQ(u.runs, 2u);
   EXPECT_EQ(u.cases, 1u);
-  // The stored baseline is itself a valid results file, with its provenance.
-  const ResultsFile stored = load_results(u.path);
+  // Each stored run is itself a valid results file, with its provenance.
+  const ResultsFile stored = load_results(u.path + "/run-02.json");
   EXPECT_EQ(stored.cases.size(), 1u);
-  EXPECT_EQ(stored.doc["baseline_source"]["results"], results);
-  // Found again from a results file of the same environment.
-  EXPECT_EQ(find_baseline(load_results(results), store), u.path);
-  // A second update replaces it; no temp files are left behind.
-  EXPECT_EQ(update_baseline(results, store).replaced, u.path);
-  std::size_t files = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(store)) ++files;
-  EXPECT_EQ(files, 1u);
+  EXPECT_EQ(stored.doc["baseline_source"]["results"], second);
+  EXPECT_EQ(stored.doc["baseline_source"]["runs"], 2);
+  // Found again, every run, from a results file of the same environment.
+  const StoredBaseline found = find_baseline(load_results(results), store);
+  EXPECT_EQ(found.folder, u.path);
+  EXPECT_EQ(found.runs, (std::vector<std::string>{u.path + "/run-01.json", u.path + "/run-02.json"}));
+  // An update replaces the whole folder: the old second run does not survive
+  // beside a new single run, and no temp folder is left behind.
+  EXPECT_EQ(update_baseline({results}, store).replaced, u.path);
+  EXPECT_EQ(find_baseline(load_results(results), store).runs, (std::vector<std::string>{u.path + "/run-01.json"}));
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(store)) ++entries;
+  EXPECT_EQ(entries, 1u);
+}
+
+TEST(BaselineStore, RunsOfOneBaselineShareSuiteAndEnvironment) {
+  TempDir dir;
+  const std::string a = write_json(dir.file("a.json"), make_results({make_case("a")}, make_env("cpu", "none", "CPU A")));
+  const std::string b = write_json(dir.file("b.json"), make_results({make_case("a")}, make_env("cpu", "none", "CPU B")));
+  const std::string other_suite = write_json(dir.file("c.json"), make_results({make_case("a")}, make_env(), "full"));
+  EXPECT_THROW(update_baseline({a, b}, dir.file("store")), GateInputError);
+  try {
+    update_baseline({write_json(dir.file("d.json"), make_results({make_case("a")})), other_suite}, dir.file("store"));
+    FAIL() << "expected GateInputError";
+  } catch (const GateInputError& e) {
+    EXPECT_EQ(e.file(), other_suite);
+    EXPECT_NE(e.problem().find("suite \"full\" differs"), std::string::npos) << e.problem();
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.file("store")));
 }
 
 TEST(BaselineStore, NoBaselineNamesWhatWasLookedFor) {
   TempDir dir;
   const std::string store = dir.file("baselines");
-  update_baseline(write_json(dir.file("cpu_a.json"), make_results({make_case("a")}, make_env("cpu", "none", "CPU A"))),
+  update_baseline({write_json(dir.file("cpu_a.json"), make_results({make_case("a")}, make_env("cpu", "none", "CPU A")))},
                   store);
   const ResultsFile other = load_results(
       write_json(dir.file("cpu_b.json"), make_results({make_case("a")}, make_env("cpu", "none", "CPU B"))));
@@ -60,9 +83,9 @@ TEST(BaselineStore, NoBaselineNamesWhatWasLookedFor) {
     find_baseline(other, store);
     FAIL() << "expected GateInputError";
   } catch (const GateInputError& e) {
-    EXPECT_EQ(e.file(), store + "/smoke__cpu__CPU-B__torch-2.11.0.json");
+    EXPECT_EQ(e.file(), store + "/smoke__cpu__CPU-B__torch-2.11.0");
     EXPECT_NE(e.problem().find("cpu_model \"CPU B\""), std::string::npos) << e.problem();
-    EXPECT_NE(e.problem().find("baselines for this suite: smoke__cpu__CPU-A__torch-2.11.0.json"), std::string::npos)
+    EXPECT_NE(e.problem().find("baselines for this suite: smoke__cpu__CPU-A__torch-2.11.0"), std::string::npos)
         << e.problem();
   }
   EXPECT_THROW(find_baseline(other, dir.file("does-not-exist")), GateInputError);
@@ -73,9 +96,9 @@ TEST(BaselineStore, RefusesIncompleteAndUnusableResults) {
   json doc = make_results({make_case("a")});
   doc["complete"] = false;
   const std::string partial = write_json(dir.file("partial.json"), doc);
-  EXPECT_THROW(update_baseline(partial, dir.file("b")), GateInputError);
-  EXPECT_NO_THROW(update_baseline(partial, dir.file("b"), true));
-  EXPECT_THROW(update_baseline(dir.file("missing.json"), dir.file("b")), GateInputError);
+  EXPECT_THROW(update_baseline({partial}, dir.file("b")), GateInputError);
+  EXPECT_NO_THROW(update_baseline({partial}, dir.file("b"), true));
+  EXPECT_THROW(update_baseline({dir.file("missing.json")}, dir.file("b")), GateInputError);
 }
 
 TEST(BaselineStore, UnwritableFolderIsAnError) {
@@ -83,7 +106,7 @@ TEST(BaselineStore, UnwritableFolderIsAnError) {
   const std::string results = write_json(dir.file("results.json"), make_results({make_case("a")}));
   const std::string blocker = write_text(dir.file("a-file"), "x");
   try {
-    update_baseline(results, blocker + "/baselines");
+    update_baseline({results}, blocker + "/baselines");
     FAIL() << "expected GateInputError";
   } catch (const GateInputError& e) {
     EXPECT_NE(e.file().find(blocker + "/baselines/"), std::string::npos);

@@ -40,8 +40,8 @@ class GateCli : public ::testing::Test {
 
   GateCommand cmd(const std::string& b, const std::string& c) {
     GateCommand g;
-    g.baseline = b;
-    g.current = c;
+    if (!b.empty()) g.baseline = {b};
+    g.current = {c};
     g.baseline_dir = dir.file("baselines");
     return g;
   }
@@ -91,12 +91,12 @@ TEST_F(GateCli, StoredBaselineLookup) {
   // No baseline stored yet: exit 2 naming the file looked for.
   const Outcome none = gate(cmd("", same));
   EXPECT_EQ(none.code, 2);
-  EXPECT_NE(none.err.find(dir.file("baselines") + "/smoke__cpu__Test-CPU-2.0GHz__torch-2.11.0.json: no baseline"),
+  EXPECT_NE(none.err.find(dir.file("baselines") + "/smoke__cpu__Test-CPU-2.0GHz__torch-2.11.0: no baseline"),
             std::string::npos)
       << none.err;
 
   BaselineUpdateCommand u;
-  u.results = base;
+  u.results = {base};
   u.dir = dir.file("baselines");
   std::ostringstream out;
   std::ostringstream err;
@@ -108,14 +108,144 @@ TEST_F(GateCli, StoredBaselineLookup) {
   EXPECT_NE(found.out.find("using baseline " + dir.file("baselines") + "/smoke__cpu__"), std::string::npos);
 }
 
+// Per-process noise: every repetition of one run shares an offset. Five
+// identical builds per side, each run internally tight but runs spread by
+// +-6%: the repetition-level U test calls one run against another a
+// regression, the per-run medians of five runs per side do not; a real 20%
+// slowdown is flagged either way.
+class GateRuns : public GateCli {
+ protected:
+  std::vector<std::string> runs(const std::string& prefix, double center, unsigned seed) {
+    const std::vector<double> offsets = {-0.06, 0.03, 0.0, 0.06, -0.03};
+    std::vector<std::string> paths;
+    for (std::size_t i = 0; i < offsets.size(); ++i) {
+      const double run_center = center * (1.0 + offsets[(i + seed) % offsets.size()]);
+      paths.push_back(write_json(dir.file(prefix + std::to_string(i) + ".json"),
+                                 make_results({make_case("a", noisy(run_center, 0.005, 8, seed * 10 + i))})));
+    }
+    return paths;
+  }
+};
+
+TEST_F(GateRuns, PerRunMediansAbsorbRunToRunNoise) {
+  const auto a = runs("a", 1000, 1);
+  const auto b = runs("b", 1000, 2);
+  GateCommand single = cmd(a[2], b[3]);  // one run per side: +6% vs -6%, every repetition apart
+  const Outcome one = gate(single);
+  EXPECT_EQ(one.code, 1) << one.out;
+
+  GateCommand several = cmd("", "");
+  several.baseline = a;
+  several.current = b;
+  const Outcome five = gate(several);
+  EXPECT_EQ(five.code, 0) << five.out;
+  EXPECT_NE(five.out.find("per-run medians (5 baseline runs, 5 current runs)"), std::string::npos) << five.out;
+
+  several.current = runs("slow", 800, 3);
+  const Outcome slow_runs = gate(several);
+  EXPECT_EQ(slow_runs.code, 1) << slow_runs.out;
+  EXPECT_NE(slow_runs.out.find("REGRESSION"), std::string::npos);
+  EXPECT_NE(slow_runs.out.find("n=5/5 runs"), std::string::npos) << slow_runs.out;
+}
+
+TEST_F(GateRuns, TooFewRunsPerSideAreNotJudged) {
+  const auto a = runs("a", 1000, 1);
+  GateCommand g = cmd("", "");
+  g.baseline = {a[0], a[1]};
+  g.current = runs("slow", 500, 3);
+  g.current.resize(2);
+  const Outcome r = gate(g);
+  EXPECT_EQ(r.code, 0) << r.out;  // even a halving cannot be significant with 2 vs 2
+  EXPECT_NE(r.out.find("insufficient runs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("use at least 4 runs per side"), std::string::npos) << r.out;
+}
+
+TEST_F(GateRuns, OneBaselineRunPoolsRepetitionsAndSaysSo) {
+  const auto a = runs("a", 1000, 1);
+  GateCommand g = cmd(a[2], "");
+  g.current = runs("b", 1000, 2);
+  const Outcome r = gate(g);
+  EXPECT_NE(r.out.find("repetitions are pooled"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("n=8/40"), std::string::npos) << r.out;
+}
+
+TEST_F(GateRuns, RunsFromAnotherEnvironmentAreUnusable) {
+  auto a = runs("a", 1000, 1);
+  a.push_back(write_json(dir.file("other.json"),
+                         make_results({make_case("a", noisy(1000, 0.01, 8, 9))}, make_env("cpu", "none", "Other CPU"))));
+  GateCommand g = cmd("", "");
+  g.baseline = a;
+  g.current = runs("b", 1000, 2);
+  const Outcome r = gate(g);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(dir.file("other.json") + ": environment differs from " + a[0]), std::string::npos) << r.err;
+}
+
+// Interleaved runs under drift: the machine's speed moves +-20% from pair to
+// pair, and within a pair both runs see the same speed. Unpaired, a 10%
+// slowdown drowns in the drift; paired, it is flagged, and an A/A pairing
+// is not.
+TEST_F(GateRuns, PairedRunsCancelSharedDrift) {
+  const std::vector<double> drift = {1.0, 0.8, 1.2, 0.9, 1.15, 0.85, 1.05, 0.95};
+  const std::vector<double> jitter = {0.01, -0.01, 0.005, -0.005, 0.0, 0.01, -0.01, 0.0};
+  auto series = [&](const std::string& prefix, double center, std::size_t shift) {
+    std::vector<std::string> paths;
+    for (std::size_t i = 0; i < drift.size(); ++i) {
+      const double c = center * drift[i] * (1.0 + jitter[(i + shift) % jitter.size()]);
+      paths.push_back(write_json(dir.file(prefix + std::to_string(i) + ".json"),
+                                 make_results({make_case("a", noisy(c, 0.002, 6, static_cast<unsigned>(i + 100 * shift)))})));
+    }
+    return paths;
+  };
+  GateCommand g = cmd("", "");
+  g.baseline = series("base", 1000, 0);
+  g.current = series("slow", 1000 / 1.1, 3);
+  const Outcome unpaired = gate(g);
+  EXPECT_EQ(unpaired.code, 0) << unpaired.out;  // the drift hides it
+  g.options.paired = true;
+  const Outcome paired = gate(g);
+  EXPECT_EQ(paired.code, 1) << paired.out;
+  EXPECT_NE(paired.out.find("Wilcoxon signed-rank p=0.0078"), std::string::npos) << paired.out;  // 2 / 2^8
+  EXPECT_NE(paired.out.find("throughput: two-sided Wilcoxon signed-rank on paired runs"), std::string::npos);
+  EXPECT_NE(paired.out.find("n=8 pairs"), std::string::npos) << paired.out;
+  g.current = series("same", 1000, 3);
+  const Outcome aa = gate(g);
+  EXPECT_EQ(aa.code, 0) << aa.out;
+
+  g.current.pop_back();  // pairing needs equal run counts
+  const Outcome uneven = gate(g);
+  EXPECT_EQ(uneven.code, 2);
+  EXPECT_NE(uneven.err.find("--paired needs the same number of runs on both sides"), std::string::npos) << uneven.err;
+  g.baseline.resize(5);
+  g.current.resize(5);
+  const Outcome few = gate(g);
+  EXPECT_NE(few.out.find("use at least 6 pairs"), std::string::npos) << few.out;
+}
+
+TEST_F(GateRuns, StoredBaselineKeepsEveryRun) {
+  BaselineUpdateCommand u;
+  u.results = runs("a", 1000, 1);
+  u.dir = dir.file("baselines");
+  std::ostringstream out;
+  std::ostringstream err;
+  ASSERT_EQ(run_baseline_update(u, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("(5 runs, 1 cases)"), std::string::npos) << out.str();
+  GateCommand g = cmd("", "");
+  g.current = runs("b", 1000, 2);
+  const Outcome r = gate(g);
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("(5 runs)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("per-run medians (5 baseline runs"), std::string::npos) << r.out;
+}
+
 TEST_F(GateCli, BaselineUpdateErrors) {
   BaselineUpdateCommand u;
-  u.results = dir.file("nope.json");
+  u.results = {dir.file("nope.json")};
   u.dir = dir.file("baselines");
   std::ostringstream out;
   std::ostringstream err;
   EXPECT_EQ(run_baseline_update(u, out, err), 2);
-  EXPECT_EQ(err.str(), "ampbench baseline: error: " + u.results + ": no such file\n");
+  EXPECT_EQ(err.str(), "ampbench baseline: error: " + u.results[0] + ": no such file\n");
 }
 
 // Parses argv through the real CLI11 bindings and runs the selected action.
@@ -149,6 +279,10 @@ TEST_F(GateCli, ThroughCli11) {
   EXPECT_EQ(cli({"gate", "--baseline", base, "--current", same, "--min-effect", "-1"}), -1);
   EXPECT_EQ(cli({"gate", "--baseline", base, "--current", same, "--metric", "bogus"}), -1);
   EXPECT_EQ(cli({"baseline"}), -1);                                      // needs a subcommand
+  // Several files per flag, and the flag repeated, are both runs of one side.
+  EXPECT_EQ(cli({"gate", "--baseline", base, base, "--current", same, "--current", same}), 0);
+  EXPECT_EQ(cli({"baseline", "update", "--results", base, same, "--dir", dir.file("runs")}), 0);
+  EXPECT_EQ(cli({"gate", "--current", same, same, "--baseline-dir", dir.file("runs")}), 0);
   testing::internal::GetCapturedStdout();
   testing::internal::GetCapturedStderr();
 }

@@ -15,11 +15,14 @@ void add_gate_command(CLI::App& app, Action& selected) {
   CLI::App* sub = app.add_subcommand(
       "gate", "Compare current results with a baseline: exit 0 clean, 1 regression, 2 unusable input");
   sub->add_option("--baseline", cmd->baseline,
-                  "Baseline results (or Google Benchmark JSON); default: the baseline in --baseline-dir "
-                  "matching the current results' environment")
-      ->type_name("FILE");
-  sub->add_option("--current", cmd->current, "Current results (or Google Benchmark JSON)")
-      ->type_name("FILE")
+                  "Baseline results (or one Google Benchmark JSON); several files are runs of one suite, "
+                  "compared by their per-run medians; default: the baseline in --baseline-dir matching the "
+                  "current results' environment")
+      ->type_name("FILE...");
+  sub->add_option("--current", cmd->current,
+                  "Current results (or one Google Benchmark JSON); give several runs (4 or more at alpha 0.05) "
+                  "to gate per-run medians, which absorbs run-to-run noise")
+      ->type_name("FILE...")
       ->required();
   sub->add_option("--baseline-dir", cmd->baseline_dir, "Where stored baselines live (used without --baseline)")
       ->type_name("DIR")
@@ -32,6 +35,9 @@ void add_gate_command(CLI::App& app, Action& selected) {
                   "\"gate\": {\"min_effect\": x} or the results' top-level \"gate\" object takes precedence")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  sub->add_flag("--paired", cmd->options.paired,
+                "The runs were interleaved (B1 C1 B2 C2 ...): pair baseline run i with current run i and test "
+                "the per-pair ratios (Wilcoxon signed-rank), which cancels machine drift shared by a pair");
   sub->add_flag("--allow-env-mismatch", cmd->options.allow_env_mismatch,
                 "Compare throughput even when the environment fingerprints differ");
   sub->add_flag("--allow-missing", cmd->options.allow_missing,
@@ -58,9 +64,12 @@ void add_baseline_command(CLI::App& app, Action& selected) {
   sub->require_subcommand(1);
   auto cmd = std::make_shared<gate::BaselineUpdateCommand>();
   CLI::App* update = sub->add_subcommand(
-      "update", "Store a results file as the baseline for its environment: "
-                "DIR/<suite>__<device>__<gpu or cpu>__torch-<version>[__cuda-<runtime>].json");
-  update->add_option("--results", cmd->results, "Results file to store")->type_name("FILE")->required();
+      "update", "Store results files (runs of one suite) as the baseline for their environment: "
+                "DIR/<suite>__<device>__<gpu or cpu>__torch-<version>[__cuda-<runtime>]/run-NN.json");
+  update->add_option("--results", cmd->results, "Results files to store (one per run; 4 or more let the gate "
+                                                "compare per-run medians)")
+      ->type_name("FILE...")
+      ->required();
   update->add_option("--dir", cmd->dir, "Baseline folder")->type_name("DIR")->capture_default_str();
   update->add_flag("--allow-incomplete", cmd->allow_incomplete, "Accept a results file with \"complete\": false");
   update->callback([cmd, &selected] {

@@ -1,11 +1,15 @@
 #include "gate/compare.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "gate/format.h"
 #include "gate/mann_whitney.h"
+#include "gate/run_set.h"
+#include "gate/wilcoxon.h"
 
 namespace ampbench::gate {
 
@@ -198,15 +202,38 @@ void informative_medians(CheckResult& r, const CaseRecord& b, const CaseRecord& 
 void add_sample_notices(GateReport& report) {
   std::vector<std::string> insufficient;
   for (const auto& c : report.checks) {
-    if (c.label == "insufficient reps") insufficient.push_back(c.id);
+    if (c.label.rfind("insufficient ", 0) == 0) insufficient.push_back(c.id);
   }
   if (!insufficient.empty()) {
+    const std::string what = report.options.paired ? "pairs" : report.run_medians ? "runs" : "repetitions";
+    std::size_t needed = repetitions_needed(report.options.alpha);
+    if (report.options.paired) {
+      needed = 1;
+      while (needed < 1000 && wilcoxon_min_attainable_p(needed) >= report.options.alpha) ++needed;
+    }
     report.notices.push_back(
-        "warning: insufficient repetitions for " + std::to_string(insufficient.size()) +
+        "warning: insufficient " + what + " for " + std::to_string(insufficient.size()) +
         " comparison(s): with so few samples no p-value can fall below alpha " + fmt_number(report.options.alpha) +
-        ", so they were not judged (use at least " + std::to_string(repetitions_needed(report.options.alpha)) +
-        " repetitions per side): " + list_ids(insufficient));
+        ", so they were not judged (use at least " + std::to_string(needed) + " " +
+        what + (report.options.paired ? "" : " per side") + "): " + list_ids(insufficient));
   }
+}
+
+// The runs both sides measured, lined up by run index.
+CheckResult paired_row(const std::string& id, const std::string& check, const CaseRecord& b, const CaseRecord& c,
+                       double min_effect, double alpha) {
+  std::map<std::size_t, double> by_run;
+  for (std::size_t i = 0; i < b.samples.size() && i < b.sample_runs.size(); ++i) by_run[b.sample_runs[i]] = b.samples[i];
+  std::vector<double> bv;
+  std::vector<double> cv;
+  for (std::size_t i = 0; i < c.samples.size() && i < c.sample_runs.size(); ++i) {
+    if (const auto it = by_run.find(c.sample_runs[i]); it != by_run.end()) {
+      bv.push_back(it->second);
+      cv.push_back(c.samples[i]);
+    }
+  }
+  if (bv.empty()) return skipped_row(id, check, "no pairs", "no run measured this case on both sides", Verdict::Warning);
+  return compare_paired(id, check, bv, cv, min_effect, alpha, c.unit);
 }
 
 std::vector<std::string> ordered_ids(const std::vector<std::string>& baseline_ids,
@@ -221,9 +248,45 @@ std::vector<std::string> ordered_ids(const std::vector<std::string>& baseline_id
 
 }  // namespace
 
-CheckResult compare_samples(const std::string& id, const std::string& check, const std::vector<double>& baseline,
-                            const std::vector<double>& current, bool higher_is_better, double min_effect,
-                            double alpha, const std::string& unit) {
+namespace {
+
+// The verdict from a test's p-value and the relative median change already in
+// `r`. `what` names the observations ("repetitions", "runs", "pairs") in the
+// insufficient-sample warning; `numbers` is the evidence for the detail text.
+void judge(CheckResult& r, double alpha, const std::string& what, const std::string& sizes,
+           const std::string& numbers) {
+  const bool significant = *r.p_value < alpha;
+  if (*r.min_attainable_p >= alpha) {
+    r.verdict = Verdict::Warning;
+    r.label = "insufficient " + (what == "repetitions" ? std::string("reps") : what);
+    r.detail = "insufficient " + what + ": the smallest p-value attainable with n=" + sizes + " is " +
+               fmt_p(r.min_attainable_p) + " >= alpha " + fmt_number(alpha) + "; not judged (" + numbers + ")";
+  } else if (!r.change) {
+    r.verdict = Verdict::Warning;
+    r.label = "no baseline";
+    r.detail = "baseline median is 0; not judged (" + numbers + ")";
+  } else {
+    // Positive "worse" means the median moved in the bad direction.
+    const double worse = r.higher_is_better ? -*r.change : *r.change;
+    if (significant && worse > r.min_effect) {
+      r.verdict = Verdict::Regression;
+      r.label = "REGRESSION";
+      r.detail = "slower: " + numbers;
+    } else if (significant && -worse > r.min_effect) {
+      r.verdict = Verdict::Improvement;
+      r.label = "improved";
+      r.detail = "faster: " + numbers;
+    } else {
+      r.verdict = Verdict::Pass;
+      r.label = "ok";
+      r.detail = (significant ? "significant but within the min effect: " : "no significant change: ") + numbers;
+    }
+  }
+}
+
+CheckResult sample_row(const std::string& id, const std::string& check, const std::vector<double>& baseline,
+                       const std::vector<double>& current, bool higher_is_better, double min_effect,
+                       const std::string& unit) {
   CheckResult r;
   r.id = id;
   r.check = check;
@@ -236,45 +299,63 @@ CheckResult compare_samples(const std::string& id, const std::string& check, con
   r.current_median = median(current);
   r.baseline = value_cell(*r.baseline_median, unit, baseline.size());
   r.current = value_cell(*r.current_median, unit, current.size());
+  return r;
+}
+
+}  // namespace
+
+CheckResult compare_samples(const std::string& id, const std::string& check, const std::vector<double>& baseline,
+                            const std::vector<double>& current, bool higher_is_better, double min_effect,
+                            double alpha, const std::string& unit, bool per_run) {
+  CheckResult r = sample_row(id, check, baseline, current, higher_is_better, min_effect, unit);
   if (*r.baseline_median > 0.0) r.change = *r.current_median / *r.baseline_median - 1.0;
   const MannWhitneyResult u = mann_whitney_u(baseline, current);
   r.p_value = u.p_value;
   r.min_attainable_p = mwu_min_attainable_p(baseline.size(), current.size());
-
+  const std::string sizes = std::to_string(baseline.size()) + "/" + std::to_string(current.size());
   const std::string numbers = "median " + value_text(*r.baseline_median, unit) + " -> " +
                               value_text(*r.current_median, unit) +
                               (r.change ? " (" + fmt_percent(r.change) + ")" : "") + ", p=" + fmt_p(r.p_value) +
                               (u.exact ? " exact" : " normal approx.") + ", alpha " + fmt_number(alpha) +
-                              ", min effect " + fmt_percent(min_effect).substr(1) + ", n=" +
-                              std::to_string(baseline.size()) + "/" + std::to_string(current.size());
-  const bool significant = *r.p_value < alpha;
-  if (*r.min_attainable_p >= alpha) {
-    r.verdict = Verdict::Warning;
-    r.label = "insufficient reps";
-    r.detail = "insufficient repetitions: the smallest p-value attainable with n=" + std::to_string(baseline.size()) +
-               "/" + std::to_string(current.size()) + " is " + fmt_p(r.min_attainable_p) + " >= alpha " +
-               fmt_number(alpha) + "; not judged (" + numbers + ")";
-  } else if (!r.change) {
+                              ", min effect " + fmt_percent(min_effect).substr(1) + ", n=" + sizes +
+                              (per_run ? " runs" : "");
+  judge(r, alpha, per_run ? "runs" : "repetitions", sizes, numbers);
+  return r;
+}
+
+CheckResult compare_paired(const std::string& id, const std::string& check, const std::vector<double>& baseline,
+                           const std::vector<double>& current, double min_effect, double alpha,
+                           const std::string& unit) {
+  if (baseline.size() != current.size() || baseline.empty()) {
+    throw std::invalid_argument("compare_paired: needs two equally long, non-empty series");
+  }
+  CheckResult r = sample_row(id, check, baseline, current, true, min_effect, unit);
+  std::vector<double> ratios;
+  std::vector<double> log_ratios;
+  for (std::size_t i = 0; i < baseline.size(); ++i) {
+    if (!(baseline[i] > 0.0) || !(current[i] > 0.0)) continue;
+    ratios.push_back(current[i] / baseline[i]);
+    log_ratios.push_back(std::log(ratios.back()));
+  }
+  const std::string sizes = std::to_string(baseline.size()) + " pairs";
+  if (ratios.empty()) {
     r.verdict = Verdict::Warning;
     r.label = "no baseline";
-    r.detail = "baseline median is 0; not judged (" + numbers + ")";
-  } else {
-    // Positive "worse" means the median moved in the bad direction.
-    const double worse = higher_is_better ? -*r.change : *r.change;
-    if (significant && worse > min_effect) {
-      r.verdict = Verdict::Regression;
-      r.label = "REGRESSION";
-      r.detail = "slower: " + numbers;
-    } else if (significant && -worse > min_effect) {
-      r.verdict = Verdict::Improvement;
-      r.label = "improved";
-      r.detail = "faster: " + numbers;
-    } else {
-      r.verdict = Verdict::Pass;
-      r.label = "ok";
-      r.detail = (significant ? "significant but within the min effect: " : "no significant change: ") + numbers;
-    }
+    r.detail = "no pair has a positive throughput on both sides; not judged";
+    return r;
   }
+  // The change is the typical within-pair ratio, not a ratio of medians:
+  // each pair ran at the same moment, so only its ratio is free of drift.
+  r.change = median(ratios) - 1.0;
+  const WilcoxonResult w = wilcoxon_signed_rank(log_ratios);
+  r.p_value = w.p_value;
+  r.min_attainable_p = wilcoxon_min_attainable_p(ratios.size());
+  const std::string numbers = "median " + value_text(*r.baseline_median, unit) + " -> " +
+                              value_text(*r.current_median, unit) + ", median pair ratio " +
+                              fmt_percent(r.change) + ", Wilcoxon signed-rank p=" + fmt_p(r.p_value) +
+                              (w.exact ? " exact" : " normal approx.") + ", alpha " + fmt_number(alpha) +
+                              ", min effect " + fmt_percent(min_effect).substr(1) + ", n=" + sizes;
+  judge(r, alpha, "pairs", sizes, numbers);
   return r;
 }
 
@@ -285,6 +366,25 @@ GateReport compare_results(const ResultsFile& baseline, const ResultsFile& curre
   report.current_path = current.path;
   report.suite = current.suite;
   report.options = options;
+  report.baseline_runs = baseline.runs;
+  report.current_runs = current.runs;
+  report.run_medians = baseline.run_medians && current.run_medians;
+  report.notices = baseline.notices;
+  report.notices.insert(report.notices.end(), current.notices.begin(), current.notices.end());
+  if (options.paired) {
+    report.notices.push_back("note: paired runs: run i of the baseline with run i of the current (" +
+                             std::to_string(current.runs) +
+                             " pairs); Wilcoxon signed-rank test on the per-pair throughput ratios");
+  } else if (report.run_medians) {
+    report.notices.push_back("note: throughput observations are per-run medians (" +
+                             std::to_string(baseline.runs) + " baseline runs, " + std::to_string(current.runs) +
+                             " current runs)");
+  } else if (baseline.runs > 1 || current.runs > 1) {
+    report.notices.push_back("warning: " + std::to_string(baseline.runs) + " baseline run(s) vs " +
+                             std::to_string(current.runs) +
+                             " current run(s): per-run medians need two or more runs per side, so the repetitions "
+                             "are pooled and run-to-run noise is not accounted for");
+  }
 
   std::map<std::string, const CaseRecord*> base_by_id;
   std::map<std::string, const CaseRecord*> cur_by_id;
@@ -361,8 +461,9 @@ GateReport compare_results(const ResultsFile& baseline, const ResultsFile& curre
       const double min_effect = c->min_effect       ? *c->min_effect
                                 : current.suite_min_effect ? *current.suite_min_effect
                                                            : options.min_effect;
-      report.checks.push_back(
-          compare_samples(id, check, b->samples, c->samples, true, min_effect, options.alpha, c->unit));
+      report.checks.push_back(options.paired ? paired_row(id, check, *b, *c, min_effect, options.alpha)
+                                             : compare_samples(id, check, b->samples, c->samples, true, min_effect,
+                                                               options.alpha, c->unit, report.run_medians));
     }
   }
   add_sample_notices(report);
@@ -477,23 +578,69 @@ GateReport compare_gbench(const BenchFile& baseline, const BenchFile& current, c
   return report;
 }
 
+namespace {
+
+struct Side {
+  std::vector<std::string> paths;
+  std::vector<nlohmann::json> docs;
+  std::vector<InputKind> kinds;
+};
+
+Side load_side(const std::vector<std::string>& paths, const char* which) {
+  if (paths.empty()) throw GateInputError(std::string("--") + which, "no file given");
+  Side side{paths, {}, {}};
+  for (const auto& p : paths) {
+    side.docs.push_back(read_json_file(p));
+    side.kinds.push_back(detect_kind(side.docs.back()));
+  }
+  return side;
+}
+
+std::vector<ResultsFile> parse_side(const Side& side) {
+  std::vector<ResultsFile> runs;
+  for (std::size_t i = 0; i < side.docs.size(); ++i) runs.push_back(parse_results(side.docs[i], side.paths[i]));
+  return runs;
+}
+
+}  // namespace
+
+GateReport compare_files(const std::vector<std::string>& baseline_paths, const std::vector<std::string>& current_paths,
+                         const GateOptions& options) {
+  const Side base = load_side(baseline_paths, "baseline");
+  const Side cur = load_side(current_paths, "current");
+  const InputKind kind = base.kinds[0];
+  for (const Side* side : {&base, &cur}) {
+    for (std::size_t i = 0; i < side->docs.size(); ++i) {
+      if (side->kinds[i] == kind) continue;
+      // Validate each on its own first so a broken file is named for what it is.
+      if (kind == InputKind::AmpbenchResults) parse_results(base.docs[0], base.paths[0]);
+      if (side->kinds[i] == InputKind::AmpbenchResults) parse_results(side->docs[i], side->paths[i]);
+      throw GateInputError(side->paths[i], std::string("is ") + to_string(side->kinds[i]) + " but the baseline " +
+                                               base.paths[0] + " is " + to_string(kind) +
+                                               "; compare files of one kind");
+    }
+  }
+  if (kind == InputKind::GoogleBenchmark) {
+    for (const Side* side : {&base, &cur}) {
+      if (side->paths.size() > 1) {
+        throw GateInputError(side->paths[1], "one Google Benchmark file per side: repeat inside one file with "
+                                             "--benchmark_repetitions instead");
+      }
+    }
+    return compare_gbench(parse_gbench(base.docs[0], base.paths[0]), parse_gbench(cur.docs[0], cur.paths[0]), options);
+  }
+  if (options.paired && (base.paths.size() != cur.paths.size() || cur.paths.size() < 2)) {
+    throw GateInputError(cur.paths.back(), "--paired needs the same number of runs on both sides, at least 2 (got " +
+                                               std::to_string(base.paths.size()) + " baseline, " +
+                                               std::to_string(cur.paths.size()) + " current)");
+  }
+  const bool per_run = use_run_medians(base.paths.size(), cur.paths.size());
+  return compare_results(merge_runs(parse_side(base), per_run), merge_runs(parse_side(cur), per_run), options);
+}
+
 GateReport compare_files(const std::string& baseline_path, const std::string& current_path,
                          const GateOptions& options) {
-  const nlohmann::json bdoc = read_json_file(baseline_path);
-  const nlohmann::json cdoc = read_json_file(current_path);
-  const InputKind bk = detect_kind(bdoc);
-  const InputKind ck = detect_kind(cdoc);
-  if (bk != ck) {
-    // Validate each on its own first so a broken file is named for what it is.
-    if (bk == InputKind::AmpbenchResults) parse_results(bdoc, baseline_path);
-    if (ck == InputKind::AmpbenchResults) parse_results(cdoc, current_path);
-    throw GateInputError(current_path, std::string("is ") + to_string(ck) + " but the baseline " + baseline_path +
-                                           " is " + to_string(bk) + "; compare files of one kind");
-  }
-  if (bk == InputKind::GoogleBenchmark) {
-    return compare_gbench(parse_gbench(bdoc, baseline_path), parse_gbench(cdoc, current_path), options);
-  }
-  return compare_results(parse_results(bdoc, baseline_path), parse_results(cdoc, current_path), options);
+  return compare_files(std::vector<std::string>{baseline_path}, std::vector<std::string>{current_path}, options);
 }
 
 }  // namespace ampbench::gate

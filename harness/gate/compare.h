@@ -30,6 +30,7 @@ struct GateOptions {
   bool allow_env_mismatch = false;  // compare throughput across env fingerprints
   bool allow_missing = false;       // missing cases: warning instead of regression
   bool allow_new_skips = false;     // newly skipped cases: warning instead of regression
+  bool paired = false;  // runs were interleaved (B1 C1 B2 C2 ...): pair run i with run i
   BenchMetric metric = BenchMetric::Auto;  // Google Benchmark input only
 };
 
@@ -67,6 +68,9 @@ struct GateReport {
   bool throughput_compared = true;           // false: skipped for env mismatch
   std::vector<std::string> notices;          // "note: ..." / "warning: ..." lines
   std::vector<CheckResult> checks;
+  std::size_t baseline_runs = 1;  // results files per side (gate/run_set.h)
+  std::size_t current_runs = 1;
+  bool run_medians = false;       // throughput observations: per-run medians, not repetitions
 
   std::size_t count(Verdict v) const;
   std::size_t count(Verdict v, const std::string& check) const;
@@ -78,25 +82,42 @@ struct GateReport {
 //   regression:  p < alpha AND the median moved the bad way by more than
 //                min_effect (relative to the baseline median);
 //   improvement: p < alpha AND it moved the good way by more than min_effect;
-//   warning "insufficient repetitions": the smallest attainable p-value for
-//                these sample sizes is >= alpha, so no verdict is possible.
+//   warning "insufficient repetitions" (or runs, when `per_run` says the
+//                samples are per-run medians): the smallest attainable
+//                p-value for these sample sizes is >= alpha, so no verdict is
+//                possible.
 CheckResult compare_samples(const std::string& id, const std::string& check, const std::vector<double>& baseline,
                             const std::vector<double>& current, bool higher_is_better, double min_effect,
-                            double alpha, const std::string& unit);
+                            double alpha, const std::string& unit, bool per_run = false);
+
+// Paired runs (baseline[i] and current[i] measured back to back, both per-run
+// medians): the Wilcoxon signed-rank test on log(current[i] / baseline[i])
+// and the median pair ratio as the change, judged like compare_samples
+// ("insufficient pairs" when even n pairs of one sign cannot reach alpha:
+// 5 or fewer at alpha 0.05). Throws std::invalid_argument on series of
+// different lengths.
+CheckResult compare_paired(const std::string& id, const std::string& check, const std::vector<double>& baseline,
+                           const std::vector<double>& current, double min_effect, double alpha,
+                           const std::string& unit);
 
 // Smallest k such that k repetitions per side can reach p < alpha.
 std::size_t repetitions_needed(double alpha);
 
-// Both ampbench results. Throws GateInputError(current.path, ...) when the
-// files share no case id.
+// Both ampbench results, each possibly merged from several runs
+// (gate/run_set.h). Throws GateInputError(current.path, ...) when the files
+// share no case id.
 GateReport compare_results(const ResultsFile& baseline, const ResultsFile& current, const GateOptions& options);
 
 // Both Google Benchmark JSON. Throws GateInputError when no benchmark name is
 // shared.
 GateReport compare_gbench(const BenchFile& baseline, const BenchFile& current, const GateOptions& options);
 
-// Loads both files, checks they are the same kind, compares. Throws
-// GateInputError for any unusable input.
+// Loads every file, checks they are all of one kind, merges each side's runs
+// (per-run medians when both sides have two or more), compares. Several
+// files per side are for ampbench results only. Throws GateInputError for
+// any unusable input.
+GateReport compare_files(const std::vector<std::string>& baseline_paths, const std::vector<std::string>& current_paths,
+                         const GateOptions& options);
 GateReport compare_files(const std::string& baseline_path, const std::string& current_path,
                          const GateOptions& options);
 

@@ -24,17 +24,21 @@ void rethrow_as_input_error(const std::string& file, F&& f) {
 
 int run_gate(const GateCommand& cmd, std::ostream& out, std::ostream& err) {
   try {
-    std::string baseline = cmd.baseline;
+    if (cmd.current.empty()) throw GateInputError("--current", "no results file given");
+    const std::string& first = cmd.current.front();
+    std::vector<std::string> baseline = cmd.baseline;
     if (baseline.empty()) {
-      const nlohmann::json doc = read_json_file(cmd.current);
+      const nlohmann::json doc = read_json_file(first);
       if (detect_kind(doc) == InputKind::GoogleBenchmark) {
-        throw GateInputError(cmd.current, "Google Benchmark JSON has no stored baselines; pass --baseline FILE");
+        throw GateInputError(first, "Google Benchmark JSON has no stored baselines; pass --baseline FILE");
       }
-      baseline = find_baseline(parse_results(doc, cmd.current), cmd.baseline_dir);
-      out << "ampbench gate: using baseline " << baseline << "\n";
+      const StoredBaseline stored = find_baseline(parse_results(doc, first), cmd.baseline_dir);
+      baseline = stored.runs;
+      out << "ampbench gate: using baseline " << stored.folder << " (" << stored.runs.size() << " run"
+          << (stored.runs.size() == 1 ? "" : "s") << ")\n";
     }
     GateReport report;
-    rethrow_as_input_error(cmd.current, [&] { report = compare_files(baseline, cmd.current, cmd.options); });
+    rethrow_as_input_error(first, [&] { report = compare_files(baseline, cmd.current, cmd.options); });
     write_text_report(report, out);
     out.flush();
     if (!cmd.markdown.empty()) write_file_atomic(cmd.markdown, markdown_report(report));
@@ -60,8 +64,8 @@ int run_gate(const GateCommand& cmd, std::ostream& out, std::ostream& err) {
 int run_baseline_update(const BaselineUpdateCommand& cmd, std::ostream& out, std::ostream& err) {
   try {
     const BaselineUpdate u = update_baseline(cmd.results, cmd.dir, cmd.allow_incomplete);
-    out << "ampbench baseline: " << (u.replaced.empty() ? "wrote " : "replaced ") << u.path << " (" << u.cases
-        << " cases from " << cmd.results << ")\n";
+    out << "ampbench baseline: " << (u.replaced.empty() ? "wrote " : "replaced ") << u.path << " (" << u.runs
+        << " run" << (u.runs == 1 ? "" : "s") << ", " << u.cases << " cases)\n";
     return kGateOk;
   } catch (const GateInputError& e) {
     err << "ampbench baseline: error: " << e.what() << "\n";

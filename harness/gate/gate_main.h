@@ -4,6 +4,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "gate/baseline_store.h"
 #include "gate/compare.h"
@@ -16,8 +17,8 @@ inline constexpr int kGateRegression = 1;
 inline constexpr int kGateUnusable = 2;
 
 struct GateCommand {
-  std::string baseline;  // empty: look up DIR/<name from current env>
-  std::string current;
+  std::vector<std::string> baseline;  // empty: the stored baseline for the current env
+  std::vector<std::string> current;   // several: runs of one suite, gated together
   std::string baseline_dir = kDefaultBaselineDir;
   std::string markdown;  // output paths, "" = not written
   std::string junit;
@@ -29,7 +30,7 @@ struct GateCommand {
 int run_gate(const GateCommand& cmd, std::ostream& out, std::ostream& err);
 
 struct BaselineUpdateCommand {
-  std::string results;
+  std::vector<std::string> results;  // one or more runs of one suite and env
   std::string dir = kDefaultBaselineDir;
   bool allow_incomplete = false;
 };

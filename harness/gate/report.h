@@ -16,6 +16,10 @@ namespace ampbench::gate {
 // "gate: FAIL: 2 regressions (...)".
 std::string summary_line(const GateReport& report);
 
+// How throughput was tested: "two-sided Mann-Whitney U on repetitions",
+// "... on per-run medians" or "two-sided Wilcoxon signed-rank on paired runs".
+std::string method_text(const GateReport& report);
+
 // Header line, notices, one row per case and check (id, check, baseline,
 // current, change, p-value, verdict), the details of every row that is not a
 // plain pass, and the summary line.

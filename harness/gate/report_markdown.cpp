@@ -64,7 +64,7 @@ std::string markdown_report(const GateReport& r) {
   out += r.passed() ? "### ✅ ampbench gate: pass\n\n" : "### ❌ ampbench gate: regression\n\n";
   out += md_cell(summary_line(r)) + "\n\n";
   out += "Baseline " + code(r.baseline_path) + ", current " + code(r.current_path) + " (" + to_string(r.kind) +
-         (r.suite.empty() ? "" : ", suite " + code(r.suite)) + "). Two-sided Mann-Whitney U, alpha " +
+         (r.suite.empty() ? "" : ", suite " + code(r.suite)) + "). Throughput: " + method_text(r) + ", alpha " +
          fmt_number(r.options.alpha) + ", min effect " + fmt_percent(r.options.min_effect).substr(1) + ".\n\n";
   for (const auto& n : r.notices) out += "- " + md_cell(n) + "\n";
   if (!r.notices.empty()) out += "\n";

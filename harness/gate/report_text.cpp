@@ -27,10 +27,16 @@ std::string summary_line(const GateReport& r) {
   return line;
 }
 
+std::string method_text(const GateReport& r) {
+  if (r.options.paired) return "two-sided Wilcoxon signed-rank on paired runs";
+  if (r.kind == InputKind::GoogleBenchmark) return "two-sided Mann-Whitney U on repetitions";
+  return std::string("two-sided Mann-Whitney U on ") + (r.run_medians ? "per-run medians" : "repetitions");
+}
+
 void write_text_report(const GateReport& r, std::ostream& out) {
   out << "ampbench gate: baseline " << r.baseline_path << " vs current " << r.current_path << " ("
       << to_string(r.kind) << (r.suite.empty() ? "" : ", suite " + r.suite) << ")\n";
-  out << "  throughput: two-sided Mann-Whitney U, alpha " << fmt_number(r.options.alpha) << ", min effect "
+  out << "  throughput: " << method_text(r) << ", alpha " << fmt_number(r.options.alpha) << ", min effect "
       << fmt_percent(r.options.min_effect).substr(1) << " (median change)\n";
   for (const auto& n : r.notices) out << n << "\n";
 

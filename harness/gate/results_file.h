@@ -45,7 +45,10 @@ struct CaseRecord {
   std::string reason;              // "" when null
   std::vector<std::string> failures;  // check.failures, when present
   bool has_throughput = false;     // "throughput" is an object
-  std::vector<double> samples;     // throughput.samples_per_s
+  std::vector<double> samples;     // throughput.samples_per_s; after merge_runs
+                                   // with RunMedians: one median per run
+  std::size_t runs = 1;            // results files the case was found in
+  std::vector<std::size_t> sample_runs;  // with run medians: the run (0-based) of each
   std::string unit = "samples/s";  // throughput.unit
   std::string input;               // throughput.input ("" when absent)
   std::optional<long long> batch_size;
@@ -60,7 +63,10 @@ struct ResultsFile {
   std::map<std::string, std::string> env;   // env values as text ("none" when absent)
   std::optional<double> suite_min_effect;   // top-level "gate": {"min_effect": x}
   std::vector<CaseRecord> cases;            // file order
-  nlohmann::json doc;                       // the whole document
+  nlohmann::json doc;                       // the whole document (first run's after merge_runs)
+  std::size_t runs = 1;                     // results files merged into this one (gate/run_set.h)
+  bool run_medians = false;                 // samples are per-run medians, not repetitions
+  std::vector<std::string> notices;         // what merge_runs wants the report to say
 };
 
 // Validates an ampbench results document. Required: "schema" ==
