@@ -7,17 +7,12 @@
 
 #include <algorithm>
 
+#include "core/median.h"
 #include "distributed/context.h"
 #include "runner/runner.h"
 
 namespace ampbench::distributed {
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n == 0 ? 0.0 : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
-}
 
 // The plain workload on one replica's share of the batch, alone.
 double one_replica_samples_per_s(const CaseSpec& spec, const c10::Device& device) {

@@ -10,17 +10,13 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "core/median.h"
+
 namespace ampbench {
 
 using nlohmann::json;
 
 namespace {
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // Interquartile range with linear interpolation (numpy's default).
 double iqr_of(std::vector<double> v) {
@@ -48,7 +44,7 @@ double stddev_of(const std::vector<double>& v) {
 
 json throughput_to_json(const ThroughputRecord& t) {
   const auto& s = t.samples_per_s;
-  const double median = median_of(s);
+  const double med = median(s);
   double mean = 0;
   for (double x : s) mean += x / s.size();
   const double stddev = stddev_of(s);
@@ -60,15 +56,15 @@ json throughput_to_json(const ThroughputRecord& t) {
       {"measured_steps", t.measured_steps},
       {"repetitions", s.size()},
       {"samples_per_s", s},
-      {"median", median},
+      {"median", med},
       {"min", *std::min_element(s.begin(), s.end())},
       {"max", *std::max_element(s.begin(), s.end())},
       {"iqr", iqr_of(s)},
       {"stddev", stddev},
       {"cv", mean > 0 ? stddev / mean : 0.0},
-      {"step_time_ms", median > 0 ? 1e3 * t.samples_per_step / median : 0.0},
+      {"step_time_ms", med > 0 ? 1e3 * t.samples_per_step / med : 0.0},
       {"training_flops_per_sample", t.training_flops_per_sample},
-      {"achieved_flops_per_s", median * t.training_flops_per_sample},
+      {"achieved_flops_per_s", med * t.training_flops_per_sample},
       // Filled in by the suite runner once the fp32 case of the same
       // workload/model/optimizer has been measured.
       {"speedup_vs_fp32", nullptr},

@@ -89,14 +89,13 @@ std::vector<CaseSpec> select_cases(const Suite& suite, const std::string& filter
 namespace {
 
 // Median samples/s over the fp32 case's, when both were measured.
-void add_speedup(nlohmann::json& j, const std::map<std::string, CaseRecord>& baselines,
+// Ratio of the two medians the results file reports, so a reader can
+// recompute it from the file.
+void add_speedup(nlohmann::json& j, const std::map<std::string, double>& fp32_medians,
                  const std::string& baseline_id) {
-  const auto base = baselines.find(baseline_id);
-  if (!j["throughput"].is_object() || base == baselines.end() || !base->second.throughput) return;
-  std::vector<double> s = base->second.throughput->samples_per_s;
-  std::sort(s.begin(), s.end());
-  const double base_median = s.size() % 2 ? s[s.size() / 2] : 0.5 * (s[s.size() / 2 - 1] + s[s.size() / 2]);
-  if (base_median > 0) j["throughput"]["speedup_vs_fp32"] = j["throughput"]["median"].get<double>() / base_median;
+  const auto base = fp32_medians.find(baseline_id);
+  if (!j["throughput"].is_object() || base == fp32_medians.end() || !(base->second > 0)) return;
+  j["throughput"]["speedup_vs_fp32"] = j["throughput"]["median"].get<double>() / base->second;
 }
 
 // With measured ceilings in env (`ampbench qualify`): achieved FLOP/s over
@@ -198,6 +197,7 @@ SuiteRunSummary run_cases(const std::vector<CaseSpec>& cases, const Runner& runn
                           std::ostream& progress) {
   SuiteRunSummary summary;
   std::map<std::string, CaseRecord> baselines;
+  std::map<std::string, double> fp32_medians;  // written throughput.median of each baseline
   const auto began = std::chrono::steady_clock::now();
   int index = 0;
   for (const CaseSpec& spec : cases) {
@@ -214,7 +214,10 @@ SuiteRunSummary run_cases(const std::vector<CaseSpec>& cases, const Runner& runn
       }
     }
     nlohmann::json j = case_to_json(record, verdict);
-    if (!spec.is_baseline()) add_speedup(j, baselines, spec.baseline_id);
+    if (!spec.is_baseline()) add_speedup(j, fp32_medians, spec.baseline_id);
+    if (spec.is_baseline() && j["throughput"].is_object()) {
+      fp32_medians[spec.id] = j["throughput"]["median"].get<double>();
+    }
     add_utilization(j, writer.document()["env"]);
     writer.add(j);
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();

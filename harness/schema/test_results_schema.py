@@ -115,3 +115,17 @@ def test_cli_exit_codes(tmp_path):
     assert V.main([str(good)]) == 0
     assert V.main([str(good), str(bad)]) == 1
     assert V.main([str(junk)]) == 2
+
+
+def test_derived_throughput_figures_must_agree_with_the_samples():
+    doc = valid_doc()
+    base = copy.deepcopy(doc["cases"][0])
+    base.update(id="plain/mlp/fp32/sgd", precision="fp32", baseline_id="plain/mlp/fp32/sgd")
+    base["throughput"].update(samples_per_s=[200.0, 220.0, 210.0], median=210.0, speedup_vs_fp32=None)
+    doc["cases"].insert(0, base)
+    doc["cases"][1]["throughput"]["speedup_vs_fp32"] = 105.0 / 210.0
+    assert V.inconsistencies(doc) == []
+    doc["cases"][1]["throughput"]["speedup_vs_fp32"] = 0.6
+    assert [v.split(":")[1].strip() for v in V.inconsistencies(doc)] == ["speedup_vs_fp32 0.6 is not median / the fp32 baseline's median (0.5)"]
+    doc["cases"][0]["throughput"]["median"] = 205.0
+    assert any("median 205.0 is not the median of samples_per_s (210.0)" in v for v in V.inconsistencies(doc))

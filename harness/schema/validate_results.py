@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Validate ampbench results files against harness/schema/results.schema.json.
+"""Validate ampbench results files against harness/schema/results.schema.json,
+and check that the derived throughput figures agree with the samples they
+are derived from (a reader must be able to recompute them from the file).
 
     python harness/schema/validate_results.py RESULTS.json [MORE.json ...]
 
@@ -9,6 +11,8 @@ reason for each violation otherwise; 2 when a file cannot be read or parsed.
 from __future__ import annotations
 
 import json
+import math
+import statistics
 import sys
 from pathlib import Path
 
@@ -39,6 +43,36 @@ def violations(doc, schema: dict) -> list[str]:
     return out
 
 
+def inconsistencies(doc) -> list[str]:
+    """Derived figures that disagree with the file's own data: throughput.median
+    against samples_per_s, and speedup_vs_fp32 against the two medians."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("cases"), list):
+        return []
+    medians = {}
+    out = []
+    for i, case in enumerate(doc["cases"]):
+        t = case.get("throughput") if isinstance(case, dict) else None
+        if not isinstance(t, dict) or not t.get("samples_per_s"):
+            continue
+        where = f".cases[{i}].throughput (case {case.get('id')})"
+        expected = statistics.median(t["samples_per_s"])
+        if not math.isclose(t.get("median", math.nan), expected, rel_tol=1e-9):
+            out.append(f"{where}: median {t.get('median')} is not the median of samples_per_s ({expected})")
+        medians[case.get("id")] = t.get("median")
+    for i, case in enumerate(doc["cases"]):
+        t = case.get("throughput") if isinstance(case, dict) else None
+        if not isinstance(t, dict) or t.get("speedup_vs_fp32") is None:
+            continue
+        base = medians.get(case.get("baseline_id"))
+        if not base:
+            continue
+        expected = t["median"] / base
+        if not math.isclose(t["speedup_vs_fp32"], expected, rel_tol=1e-9):
+            out.append(f".cases[{i}].throughput (case {case.get('id')}): speedup_vs_fp32 {t['speedup_vs_fp32']} "
+                       f"is not median / the fp32 baseline's median ({expected})")
+    return out
+
+
 def main(argv: list[str]) -> int:
     if not argv:
         print(__doc__.strip(), file=sys.stderr)
@@ -52,6 +86,7 @@ def main(argv: list[str]) -> int:
             print(f"{name}: cannot read results: {e}", file=sys.stderr)
             return 2
         found = violations(doc, schema)
+        found += [] if found else inconsistencies(doc)
         for v in found:
             print(f"{name}: {v}", file=sys.stderr)
         if found:
