@@ -15,7 +15,9 @@
 #   runs     the PAIRS runs of each side, per-run medians (U test);
 #   paired   the same runs with --paired (Wilcoxon signed-rank on the ratios
 #            of the runs of one round, which share the machine's speed).
-# A comparison is "flagged" when the gate exits 1. OMP_NUM_THREADS defaults to
+# A comparison is "flagged" when the gate exits 1. AMPBENCH_CALIBRATION_SUITE
+# calibrates another suite (default `calibration`; more cases mean more
+# chances for a false alarm). OMP_NUM_THREADS defaults to
 # 1 (AMPBENCH_CALIBRATION_THREADS): on a shared 2-core VM two OpenMP threads
 # more than double the spread.
 # Writes OUT/summary.md (OUT: results/calibration-<time>, or
@@ -29,6 +31,7 @@ FRACTIONS="${3:-0.03 0.05 0.10}"
 MIN_EFFECTS="${4:-0.03 0.05 0.10}"
 OUT="${AMPBENCH_CALIBRATION_OUT:-$ROOT/results/calibration-$(date -u +%Y%m%dT%H%M%SZ)}"
 BIN="${AMPBENCH_BIN:-$ROOT/build/ampbench}"
+SUITE="${AMPBENCH_CALIBRATION_SUITE:-calibration}"
 export OMP_NUM_THREADS="${AMPBENCH_CALIBRATION_THREADS:-1}"
 for n in "$COMPARISONS" "$PAIRS"; do
   [[ "$n" =~ ^[0-9]+$ && "$n" -ge 1 ]] || { echo "calibrate-gate: COMPARISONS and PAIRS must be integers >= 1" >&2; exit 2; }
@@ -42,7 +45,7 @@ for f in $FRACTIONS; do arms+=("s$f"); done
 run_arm() {  # DIR ARM
   local dir="$1" arm="$2" extra=()
   [[ "$arm" == s* ]] && extra=(--inject-slowdown "${arm#s}")
-  "$BIN" run --suite calibration --device cpu --no-report --out "$dir" "${extra[@]}" >"$dir.log" 2>&1 \
+  "$BIN" run --suite "$SUITE" --device cpu --no-report --out "$dir" "${extra[@]}" >"$dir.log" 2>&1 \
     || { echo "calibrate-gate: run failed, see $dir.log" >&2; exit 1; }
 }
 
@@ -93,7 +96,7 @@ status=1
 {
   echo "# Gate calibration ($(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc --all) cores, OMP_NUM_THREADS=$OMP_NUM_THREADS, $((($(date +%s) - started) / 60)) min)"
   echo
-  echo "suite \`calibration\`, alpha 0.05, $COMPARISONS comparisons of $PAIRS interleaved rounds each;"
+  echo "suite \`$SUITE\`, alpha 0.05, $COMPARISONS comparisons of $PAIRS interleaved rounds each;"
   echo "comparisons flagged as a regression, of $COMPARISONS:"
   echo
   header="| protocol | min effect | A/A |"; rule="|---|---|---|"

@@ -106,7 +106,7 @@ int run_suite(const RunArgs& args) {
     return kExitUsage;
   }
   if (rank_env && std::getenv(distributed::kRankOutDirEnv)) out_dir = std::getenv(distributed::kRankOutDirEnv);
-  if (args.nproc > 0 && !rank_env) return distributed::launch_local_ranks({args.nproc, args.rank_timeout, out_dir});
+  if (args.nproc > 0 && !rank_env) return distributed::launch_local_ranks({args.nproc, args.rank_timeout, out_dir, {}});
   RunOptions options;
   if (rank_env) {
     try {

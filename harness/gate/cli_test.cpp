@@ -60,6 +60,19 @@ TEST_F(GateCli, ExitCodes) {
   EXPECT_EQ(missing.err, "ampbench gate: error: " + dir.file("nope.json") + ": no such file\n");
 }
 
+TEST_F(GateCli, ConformanceOnlyShowsButNeverGatesThroughput) {
+  GateCommand g = cmd(base, slow);
+  g.options.conformance_only = true;
+  const Outcome r = gate(g);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("not gated"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("-15."), std::string::npos) << r.out;  // the change is still shown
+  const std::string failing =
+      write_json(dir.file("failing.json"), make_results({make_case("a", noisy(1000, 0.01, 10, 3), "fail", false)}));
+  g.current = {failing};
+  EXPECT_EQ(gate(g).code, 1);  // conformance still gates
+}
+
 TEST_F(GateCli, WritesMarkdownAndJunit) {
   GateCommand g = cmd(base, slow);
   g.markdown = dir.file("out/summary.md");

@@ -38,6 +38,9 @@ void add_gate_command(CLI::App& app, Action& selected) {
   sub->add_flag("--paired", cmd->options.paired,
                 "The runs were interleaved (B1 C1 B2 C2 ...): pair baseline run i with current run i and test "
                 "the per-pair ratios (Wilcoxon signed-rank), which cancels machine drift shared by a pair");
+  sub->add_flag("--conformance-only", cmd->options.conformance_only,
+                "Gate conformance only; throughput medians are shown but never fail the gate (for runners "
+                "too noisy for the throughput gate: see ci/calibrate-gate.sh)");
   sub->add_flag("--allow-env-mismatch", cmd->options.allow_env_mismatch,
                 "Compare throughput even when the environment fingerprints differ");
   sub->add_flag("--allow-missing", cmd->options.allow_missing,

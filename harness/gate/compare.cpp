@@ -417,8 +417,12 @@ GateReport compare_results(const ResultsFile& baseline, const ResultsFile& curre
   }
 
   report.env_differences = env_differences(baseline, current);
-  report.throughput_compared = report.env_differences.empty() || options.allow_env_mismatch;
+  report.throughput_compared =
+      (report.env_differences.empty() || options.allow_env_mismatch) && !options.conformance_only;
   const std::string env_text = join(report.env_differences, ", ");
+  if (options.conformance_only) {
+    report.notices.push_back("note: --conformance-only: throughput medians are shown, not gated");
+  }
   if (!report.env_differences.empty()) {
     report.notices.push_back(options.allow_env_mismatch
                                  ? "warning: environments differ (" + env_text +
@@ -440,7 +444,11 @@ GateReport compare_results(const ResultsFile& baseline, const ResultsFile& curre
     const bool c_has = c->has_throughput && !c->samples.empty();
     if (!b_has && !c_has) continue;
     const std::string check = "throughput";
-    if (!report.throughput_compared) {
+    if (options.conformance_only) {
+      CheckResult r = skipped_row(id, check, "not gated", "throughput shown, not gated (--conformance-only)");
+      informative_medians(r, *b, *c);
+      report.checks.push_back(r);
+    } else if (!report.throughput_compared) {
       CheckResult r = skipped_row(id, check, "env mismatch", "not compared: environments differ (" + env_text + ")");
       informative_medians(r, *b, *c);
       report.checks.push_back(r);
@@ -497,7 +505,8 @@ GateReport compare_gbench(const BenchFile& baseline, const BenchFile& current, c
                                            std::to_string(current.series.size()) + " current benchmarks)");
   }
   report.env_differences = context_differences(baseline, current);
-  report.throughput_compared = report.env_differences.empty() || options.allow_env_mismatch;
+  report.throughput_compared =
+      (report.env_differences.empty() || options.allow_env_mismatch) && !options.conformance_only;
   const std::string env_text = join(report.env_differences, ", ");
   if (!report.env_differences.empty()) {
     report.notices.push_back(options.allow_env_mismatch
@@ -546,6 +555,10 @@ GateReport compare_gbench(const BenchFile& baseline, const BenchFile& current, c
     }
     if (b->entries.empty()) {
       report.checks.push_back(skipped_row(id, check, "no baseline", "no successful repetition in the baseline"));
+      continue;
+    }
+    if (options.conformance_only) {
+      report.checks.push_back(skipped_row(id, check, "not gated", "timings not gated (--conformance-only)"));
       continue;
     }
     if (!report.throughput_compared) {

@@ -30,6 +30,7 @@ struct GateOptions {
   bool allow_env_mismatch = false;  // compare throughput across env fingerprints
   bool allow_missing = false;       // missing cases: warning instead of regression
   bool allow_new_skips = false;     // newly skipped cases: warning instead of regression
+  bool conformance_only = false;  // show throughput, never gate it (shared, noisy runners)
   bool paired = false;  // runs were interleaved (B1 C1 B2 C2 ...): pair run i with run i
   BenchMetric metric = BenchMetric::Auto;  // Google Benchmark input only
 };
