@@ -220,6 +220,14 @@ TEST_F(GateRuns, PairedRunsCancelSharedDrift) {
   EXPECT_EQ(paired.code, 1) << paired.out;
   EXPECT_NE(paired.out.find("Wilcoxon signed-rank p=0.0078"), std::string::npos) << paired.out;  // 2 / 2^8
   EXPECT_NE(paired.out.find("throughput: two-sided Wilcoxon signed-rank on paired runs"), std::string::npos);
+  g.junit = dir.file("paired.xml");
+  EXPECT_EQ(gate(g).code, 1);
+  const std::string xml = read_text(g.junit);
+  EXPECT_NE(xml.find("<property name=\"throughput_test\" value=\"two-sided Wilcoxon signed-rank on paired runs\"/>"),
+            std::string::npos) << xml;
+  EXPECT_NE(xml.find("<property name=\"current_runs\" value=\"8\"/>"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("median pair ratio"), std::string::npos) << xml;  // the failure carries the numbers
+  g.junit.clear();
   EXPECT_NE(paired.out.find("n=8 pairs"), std::string::npos) << paired.out;
   g.current = series("same", 1000, 3);
   const Outcome aa = gate(g);

@@ -93,6 +93,9 @@ std::string junit_report(const GateReport& r) {
   if (!r.suite.empty()) out += property("suite", r.suite);
   out += property("alpha", fmt_number(r.options.alpha));
   out += property("min_effect", fmt_number(r.options.min_effect));
+  out += property("throughput_test", method_text(r));
+  out += property("baseline_runs", std::to_string(r.baseline_runs));
+  out += property("current_runs", std::to_string(r.current_runs));
   out += "  </properties>\n";
   for (const auto& c : r.checks) {
     out += "  <testcase" + attr("classname", c.id) + attr("name", c.check) + attr("time", "0");
