@@ -3,7 +3,7 @@
 # and how loud on a real slowdown, per comparison protocol and minimum effect?
 #
 #   ci/calibrate-gate.sh [COMPARISONS] [PAIRS] [FRACTIONS] [MIN_EFFECTS]
-#   defaults: 10  8  "0.03 0.05 0.10"  "0.03 0.05 0.10"
+#   defaults: 10  12  "0.05 0.10"  "0.03 0.05 0.10"
 #
 # Each comparison is PAIRS rounds. A round runs the `calibration` suite once
 # per arm, in shuffled order: A and A' (the same build twice) and, for each
@@ -20,14 +20,16 @@
 # chances for a false alarm). OMP_NUM_THREADS defaults to
 # 1 (AMPBENCH_CALIBRATION_THREADS): on a shared 2-core VM two OpenMP threads
 # more than double the spread.
+# AMPBENCH_CALIBRATION_REUSE=1 keeps runs already in OUT (re-gating after a
+# gate change costs minutes instead of the runs' time).
 # Writes OUT/summary.md (OUT: results/calibration-<time>, or
 # AMPBENCH_CALIBRATION_OUT) and exits 0 when, in the paired protocol, some
 # minimum effect gives no A/A alarm while flagging every 10% slowdown.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 COMPARISONS="${1:-10}"
-PAIRS="${2:-8}"
-FRACTIONS="${3:-0.03 0.05 0.10}"
+PAIRS="${2:-12}"
+FRACTIONS="${3:-0.05 0.10}"
 MIN_EFFECTS="${4:-0.03 0.05 0.10}"
 OUT="${AMPBENCH_CALIBRATION_OUT:-$ROOT/results/calibration-$(date -u +%Y%m%dT%H%M%SZ)}"
 BIN="${AMPBENCH_BIN:-$ROOT/build/ampbench}"
@@ -44,6 +46,7 @@ for f in $FRACTIONS; do arms+=("s$f"); done
 
 run_arm() {  # DIR ARM
   local dir="$1" arm="$2" extra=()
+  [[ "${AMPBENCH_CALIBRATION_REUSE:-0}" == 1 && -f "$dir/results.json" ]] && return 0
   [[ "$arm" == s* ]] && extra=(--inject-slowdown "${arm#s}")
   "$BIN" run --suite "$SUITE" --device cpu --no-report --out "$dir" "${extra[@]}" >"$dir.log" 2>&1 \
     || { echo "calibrate-gate: run failed, see $dir.log" >&2; exit 1; }

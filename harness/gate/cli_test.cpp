@@ -73,6 +73,34 @@ TEST_F(GateCli, ConformanceOnlyShowsButNeverGatesThroughput) {
   EXPECT_EQ(gate(g).code, 1);  // conformance still gates
 }
 
+// Twenty unchanged cases and one that looks 20% slower on 5 vs 5 repetitions
+// (p = 0.0079, the smallest possible): per row that is a regression; over
+// 21 rows its Benjamini-Hochberg q is 0.17, so the corrected gate passes. A
+// slowdown that moves every row still fails it.
+TEST_F(GateCli, BenjaminiHochbergNeedsMoreThanOneLuckyRow) {
+  std::vector<json> base_cases;
+  std::vector<json> lone_cases;
+  std::vector<json> all_slow;
+  for (int i = 0; i < 21; ++i) {
+    const std::string id = "case" + std::to_string(i);
+    const auto u = static_cast<unsigned>(i);
+    base_cases.push_back(make_case(id, noisy(1000, 0.01, 5, 100 + u)));
+    lone_cases.push_back(make_case(id, noisy(i == 7 ? 800 : 1000, 0.01, 5, 200 + u)));
+    all_slow.push_back(make_case(id, noisy(800, 0.01, 5, 300 + u)));
+  }
+  const std::string b = write_json(dir.file("b21.json"), make_results(base_cases));
+  GateCommand g = cmd(b, write_json(dir.file("lone.json"), make_results(lone_cases)));
+  const Outcome corrected = gate(g);
+  EXPECT_EQ(corrected.code, 0) << corrected.out;
+  EXPECT_NE(corrected.out.find("Benjamini-Hochberg over the judged rows"), std::string::npos);
+  g.options.correction = Correction::None;
+  EXPECT_EQ(gate(g).code, 1);
+  g = cmd(b, write_json(dir.file("all_slow.json"), make_results(all_slow)));
+  const Outcome slow_all = gate(g);
+  EXPECT_EQ(slow_all.code, 1);
+  EXPECT_NE(slow_all.out.find("Benjamini-Hochberg q=0.0079"), std::string::npos) << slow_all.out;
+}
+
 TEST_F(GateCli, WritesMarkdownAndJunit) {
   GateCommand g = cmd(base, slow);
   g.markdown = dir.file("out/summary.md");
@@ -223,7 +251,8 @@ TEST_F(GateRuns, PairedRunsCancelSharedDrift) {
   g.junit = dir.file("paired.xml");
   EXPECT_EQ(gate(g).code, 1);
   const std::string xml = read_text(g.junit);
-  EXPECT_NE(xml.find("<property name=\"throughput_test\" value=\"two-sided Wilcoxon signed-rank on paired runs\"/>"),
+  EXPECT_NE(xml.find("<property name=\"throughput_test\" value=\"two-sided Wilcoxon signed-rank on paired runs, "
+                     "Benjamini-Hochberg over the judged rows\"/>"),
             std::string::npos) << xml;
   EXPECT_NE(xml.find("<property name=\"current_runs\" value=\"8\"/>"), std::string::npos) << xml;
   EXPECT_NE(xml.find("median pair ratio"), std::string::npos) << xml;  // the failure carries the numbers
@@ -299,6 +328,8 @@ TEST_F(GateCli, ThroughCli11) {
   EXPECT_EQ(cli({"gate", "--baseline", base}), -1);                      // --current is required
   EXPECT_EQ(cli({"gate", "--baseline", base, "--current", same, "--min-effect", "-1"}), -1);
   EXPECT_EQ(cli({"gate", "--baseline", base, "--current", same, "--metric", "bogus"}), -1);
+  EXPECT_EQ(cli({"gate", "--baseline", base, "--current", slow, "--correction", "none"}), 1);
+  EXPECT_EQ(cli({"gate", "--baseline", base, "--current", same, "--correction", "holm"}), -1);
   EXPECT_EQ(cli({"baseline"}), -1);                                      // needs a subcommand
   // Several files per flag, and the flag repeated, are both runs of one side.
   EXPECT_EQ(cli({"gate", "--baseline", base, base, "--current", same, "--current", same}), 0);

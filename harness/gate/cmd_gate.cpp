@@ -12,6 +12,7 @@ namespace ampbench::cli {
 void add_gate_command(CLI::App& app, Action& selected) {
   auto cmd = std::make_shared<gate::GateCommand>();
   auto metric = std::make_shared<std::string>("auto");
+  auto correction = std::make_shared<std::string>("bh");
   CLI::App* sub = app.add_subcommand(
       "gate", "Compare current results with a baseline: exit 0 clean, 1 regression, 2 unusable input");
   sub->add_option("--baseline", cmd->baseline,
@@ -47,6 +48,12 @@ void add_gate_command(CLI::App& app, Action& selected) {
                 "Cases missing from the current results are warnings, not regressions");
   sub->add_flag("--allow-new-skips", cmd->options.allow_new_skips,
                 "Newly skipped cases are warnings, not regressions");
+  sub->add_option("--correction", *correction,
+                  "How the throughput rows share alpha: bh = a row is significant when its Benjamini-Hochberg "
+                  "q-value over all rows is below alpha (an A/A stays quiet however many rows); none = each row "
+                  "at alpha")
+      ->check(CLI::IsMember({"bh", "none"}))
+      ->capture_default_str();
   sub->add_option("--metric", *metric, "Google Benchmark input: the value compared (auto = items_per_second when "
                                        "every repetition reports it, else real_time)")
       ->check(CLI::IsMember({"auto", "real_time", "cpu_time", "items_per_second"}))
@@ -54,9 +61,11 @@ void add_gate_command(CLI::App& app, Action& selected) {
   sub->add_option("--markdown", cmd->markdown, "Also write a Markdown report (GitHub step summary)")
       ->type_name("FILE");
   sub->add_option("--junit", cmd->junit, "Also write a JUnit XML report")->type_name("FILE");
-  sub->callback([cmd, metric, &selected] {
-    selected = [cmd, metric] {
+  sub->callback([cmd, metric, correction, &selected] {
+    selected = [cmd, metric, correction] {
       cmd->options.metric = gate::parse_bench_metric(*metric).value_or(gate::BenchMetric::Auto);
+      cmd->options.correction =
+          *correction == "none" ? gate::Correction::None : gate::Correction::BenjaminiHochberg;
       return gate::run_gate(*cmd, std::cout, std::cerr);
     };
   });

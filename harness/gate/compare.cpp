@@ -6,12 +6,15 @@
 #include <set>
 #include <stdexcept>
 
+#include "gate/fdr.h"
 #include "gate/format.h"
 #include "gate/mann_whitney.h"
 #include "gate/run_set.h"
 #include "gate/wilcoxon.h"
 
 namespace ampbench::gate {
+
+const char* to_string(Correction c) { return c == Correction::BenjaminiHochberg ? "bh" : "none"; }
 
 const char* to_string(Verdict v) {
   switch (v) {
@@ -250,37 +253,68 @@ std::vector<std::string> ordered_ids(const std::vector<std::string>& baseline_id
 
 namespace {
 
-// The verdict from a test's p-value and the relative median change already in
-// `r`. `what` names the observations ("repetitions", "runs", "pairs") in the
-// insufficient-sample warning; `numbers` is the evidence for the detail text.
-void judge(CheckResult& r, double alpha, const std::string& what, const std::string& sizes,
-           const std::string& numbers) {
-  const bool significant = *r.p_value < alpha;
+// Regression, improvement or ok from the change already in `r` and its
+// p-value, or its q-value once the report's rows have been corrected.
+void decide(CheckResult& r, double alpha) {
+  const double p = r.q_value ? *r.q_value : *r.p_value;
+  const bool significant = p < alpha;
+  const std::string numbers = r.evidence + (r.q_value ? ", Benjamini-Hochberg q=" + fmt_p(r.q_value) : "");
+  // Positive "worse" means the median moved in the bad direction.
+  const double worse = r.higher_is_better ? -*r.change : *r.change;
+  if (significant && worse > r.min_effect) {
+    r.verdict = Verdict::Regression;
+    r.label = "REGRESSION";
+    r.detail = "slower: " + numbers;
+  } else if (significant && -worse > r.min_effect) {
+    r.verdict = Verdict::Improvement;
+    r.label = "improved";
+    r.detail = "faster: " + numbers;
+  } else {
+    r.verdict = Verdict::Pass;
+    r.label = "ok";
+    r.detail = (significant ? "significant but within the min effect: " : "no significant change: ") + numbers;
+  }
+}
+
+// A row the test could judge: enough samples and a baseline median.
+bool judged(const CheckResult& r, double alpha) {
+  return r.p_value && r.min_attainable_p && *r.min_attainable_p < alpha && r.change;
+}
+
+// The verdict of a freshly tested row from r.evidence. `what` names the
+// observations ("repetitions", "runs", "pairs") in the insufficient-sample
+// warning.
+void judge(CheckResult& r, double alpha, const std::string& what, const std::string& sizes) {
   if (*r.min_attainable_p >= alpha) {
     r.verdict = Verdict::Warning;
     r.label = "insufficient " + (what == "repetitions" ? std::string("reps") : what);
     r.detail = "insufficient " + what + ": the smallest p-value attainable with n=" + sizes + " is " +
-               fmt_p(r.min_attainable_p) + " >= alpha " + fmt_number(alpha) + "; not judged (" + numbers + ")";
+               fmt_p(r.min_attainable_p) + " >= alpha " + fmt_number(alpha) + "; not judged (" + r.evidence + ")";
   } else if (!r.change) {
     r.verdict = Verdict::Warning;
     r.label = "no baseline";
-    r.detail = "baseline median is 0; not judged (" + numbers + ")";
+    r.detail = "baseline median is 0; not judged (" + r.evidence + ")";
   } else {
-    // Positive "worse" means the median moved in the bad direction.
-    const double worse = r.higher_is_better ? -*r.change : *r.change;
-    if (significant && worse > r.min_effect) {
-      r.verdict = Verdict::Regression;
-      r.label = "REGRESSION";
-      r.detail = "slower: " + numbers;
-    } else if (significant && -worse > r.min_effect) {
-      r.verdict = Verdict::Improvement;
-      r.label = "improved";
-      r.detail = "faster: " + numbers;
-    } else {
-      r.verdict = Verdict::Pass;
-      r.label = "ok";
-      r.detail = (significant ? "significant but within the min effect: " : "no significant change: ") + numbers;
+    decide(r, alpha);
+  }
+}
+
+// Replaces each judged row's significance with its Benjamini-Hochberg
+// q-value over all judged rows of the report.
+void apply_correction(GateReport& report) {
+  if (report.options.correction != Correction::BenjaminiHochberg) return;
+  std::vector<CheckResult*> rows;
+  std::vector<double> p;
+  for (auto& c : report.checks) {
+    if (judged(c, report.options.alpha)) {
+      rows.push_back(&c);
+      p.push_back(*c.p_value);
     }
+  }
+  const std::vector<double> q = benjamini_hochberg(p);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    rows[i]->q_value = q[i];
+    decide(*rows[i], report.options.alpha);
   }
 }
 
@@ -313,13 +347,13 @@ CheckResult compare_samples(const std::string& id, const std::string& check, con
   r.p_value = u.p_value;
   r.min_attainable_p = mwu_min_attainable_p(baseline.size(), current.size());
   const std::string sizes = std::to_string(baseline.size()) + "/" + std::to_string(current.size());
-  const std::string numbers = "median " + value_text(*r.baseline_median, unit) + " -> " +
+  r.evidence = "median " + value_text(*r.baseline_median, unit) + " -> " +
                               value_text(*r.current_median, unit) +
                               (r.change ? " (" + fmt_percent(r.change) + ")" : "") + ", p=" + fmt_p(r.p_value) +
                               (u.exact ? " exact" : " normal approx.") + ", alpha " + fmt_number(alpha) +
                               ", min effect " + fmt_percent(min_effect).substr(1) + ", n=" + sizes +
                               (per_run ? " runs" : "");
-  judge(r, alpha, per_run ? "runs" : "repetitions", sizes, numbers);
+  judge(r, alpha, per_run ? "runs" : "repetitions", sizes);
   return r;
 }
 
@@ -350,12 +384,12 @@ CheckResult compare_paired(const std::string& id, const std::string& check, cons
   const WilcoxonResult w = wilcoxon_signed_rank(log_ratios);
   r.p_value = w.p_value;
   r.min_attainable_p = wilcoxon_min_attainable_p(ratios.size());
-  const std::string numbers = "median " + value_text(*r.baseline_median, unit) + " -> " +
+  r.evidence = "median " + value_text(*r.baseline_median, unit) + " -> " +
                               value_text(*r.current_median, unit) + ", median pair ratio " +
                               fmt_percent(r.change) + ", Wilcoxon signed-rank p=" + fmt_p(r.p_value) +
                               (w.exact ? " exact" : " normal approx.") + ", alpha " + fmt_number(alpha) +
                               ", min effect " + fmt_percent(min_effect).substr(1) + ", n=" + sizes;
-  judge(r, alpha, "pairs", sizes, numbers);
+  judge(r, alpha, "pairs", sizes);
   return r;
 }
 
@@ -474,6 +508,7 @@ GateReport compare_results(const ResultsFile& baseline, const ResultsFile& curre
                                                                options.alpha, c->unit, report.run_medians));
     }
   }
+  apply_correction(report);
   add_sample_notices(report);
   return report;
 }
@@ -587,6 +622,7 @@ GateReport compare_gbench(const BenchFile& baseline, const BenchFile& current, c
     report.checks.push_back(
         compare_samples(id, check, bv, cv, higher, options.min_effect, options.alpha, higher ? "items/s" : "ns"));
   }
+  apply_correction(report);
   add_sample_notices(report);
   return report;
 }
@@ -634,6 +670,10 @@ GateReport compare_files(const std::vector<std::string>& baseline_paths, const s
     }
   }
   if (kind == InputKind::GoogleBenchmark) {
+    if (options.paired) {
+      throw GateInputError(cur.paths[0], "--paired pairs runs of ampbench results; Google Benchmark JSON holds its "
+                                         "repetitions in one file");
+    }
     for (const Side* side : {&base, &cur}) {
       if (side->paths.size() > 1) {
         throw GateInputError(side->paths[1], "one Google Benchmark file per side: repeat inside one file with "

@@ -24,14 +24,23 @@ enum class Verdict {
 
 const char* to_string(Verdict v);  // "pass", "improvement", "skipped", "warning", "regression"
 
+// How the throughput rows of one report share alpha.
+enum class Correction {
+  None,               // each row tested at alpha
+  BenjaminiHochberg,  // rows rejected on their BH q-value < alpha (gate/fdr.h)
+};
+
+const char* to_string(Correction c);  // "none", "bh"
+
 struct GateOptions {
-  double alpha = 0.05;        // significance level of the two-sided U test
+  double alpha = 0.05;        // significance level of the two-sided tests
   double min_effect = 0.05;   // relative median change that counts (0.05 = 5%)
   bool allow_env_mismatch = false;  // compare throughput across env fingerprints
   bool allow_missing = false;       // missing cases: warning instead of regression
   bool allow_new_skips = false;     // newly skipped cases: warning instead of regression
   bool conformance_only = false;  // show throughput, never gate it (shared, noisy runners)
   bool paired = false;  // runs were interleaved (B1 C1 B2 C2 ...): pair run i with run i
+  Correction correction = Correction::BenjaminiHochberg;
   BenchMetric metric = BenchMetric::Auto;  // Google Benchmark input only
 };
 
@@ -50,7 +59,9 @@ struct CheckResult {
   std::optional<double> baseline_median;
   std::optional<double> current_median;
   std::optional<double> change;   // current_median / baseline_median - 1
-  std::optional<double> p_value;  // two-sided Mann-Whitney U
+  std::optional<double> p_value;  // two-sided Mann-Whitney U or Wilcoxon signed-rank
+  std::optional<double> q_value;  // Benjamini-Hochberg over the report's judged rows
+  std::string evidence;           // the numbers behind the verdict, for the detail text
   std::optional<double> min_attainable_p;
   double min_effect = 0.0;
   std::size_t n_baseline = 0;

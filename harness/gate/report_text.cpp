@@ -28,9 +28,14 @@ std::string summary_line(const GateReport& r) {
 }
 
 std::string method_text(const GateReport& r) {
-  if (r.options.paired) return "two-sided Wilcoxon signed-rank on paired runs";
-  if (r.kind == InputKind::GoogleBenchmark) return "two-sided Mann-Whitney U on repetitions";
-  return std::string("two-sided Mann-Whitney U on ") + (r.run_medians ? "per-run medians" : "repetitions");
+  std::string text = r.kind == InputKind::GoogleBenchmark ? "two-sided Mann-Whitney U on repetitions"
+                     : r.options.paired                    ? "two-sided Wilcoxon signed-rank on paired runs"
+                     : r.run_medians ? "two-sided Mann-Whitney U on per-run medians"
+                                     : "two-sided Mann-Whitney U on repetitions";
+  if (r.options.correction == Correction::BenjaminiHochberg) {
+    text += ", Benjamini-Hochberg over the judged rows";
+  }
+  return text;
 }
 
 void write_text_report(const GateReport& r, std::ostream& out) {

@@ -85,6 +85,9 @@ TEST(RunSet, SeveralGoogleBenchmarkFilesPerSideAreRefused) {
   const std::string g = write_json(dir.file("g.json"), make_gbench({gbench_entries("BM", {1, 2, 3, 4})}));
   const std::string r = write_json(dir.file("r.json"), make_results({make_case("a", {1, 2, 3, 4})}));
   EXPECT_THROW(compare_files({g}, {g, g}, GateOptions{}), GateInputError);
+  GateOptions paired;
+  paired.paired = true;
+  EXPECT_THROW(compare_files({g}, {g}, paired), GateInputError);
   try {
     compare_files({r, r}, {r, g}, GateOptions{});
     FAIL() << "expected GateInputError";
