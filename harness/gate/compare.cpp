@@ -14,8 +14,6 @@
 
 namespace ampbench::gate {
 
-const char* to_string(Correction c) { return c == Correction::BenjaminiHochberg ? "bh" : "none"; }
-
 const char* to_string(Verdict v) {
   switch (v) {
     case Verdict::Pass: return "pass";
@@ -451,8 +449,7 @@ GateReport compare_results(const ResultsFile& baseline, const ResultsFile& curre
   }
 
   report.env_differences = env_differences(baseline, current);
-  report.throughput_compared =
-      (report.env_differences.empty() || options.allow_env_mismatch) && !options.conformance_only;
+  report.throughput_compared = report.env_differences.empty() || options.allow_env_mismatch;
   const std::string env_text = join(report.env_differences, ", ");
   if (options.conformance_only) {
     report.notices.push_back("note: --conformance-only: throughput medians are shown, not gated");
@@ -540,8 +537,7 @@ GateReport compare_gbench(const BenchFile& baseline, const BenchFile& current, c
                                            std::to_string(current.series.size()) + " current benchmarks)");
   }
   report.env_differences = context_differences(baseline, current);
-  report.throughput_compared =
-      (report.env_differences.empty() || options.allow_env_mismatch) && !options.conformance_only;
+  report.throughput_compared = report.env_differences.empty() || options.allow_env_mismatch;
   const std::string env_text = join(report.env_differences, ", ");
   if (!report.env_differences.empty()) {
     report.notices.push_back(options.allow_env_mismatch

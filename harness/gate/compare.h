@@ -30,8 +30,6 @@ enum class Correction {
   BenjaminiHochberg,  // rows rejected on their BH q-value < alpha (gate/fdr.h)
 };
 
-const char* to_string(Correction c);  // "none", "bh"
-
 struct GateOptions {
   double alpha = 0.05;        // significance level of the two-sided tests
   double min_effect = 0.05;   // relative median change that counts (0.05 = 5%)

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/median.h"
+
 namespace ampbench::gate {
 namespace {
 
@@ -151,14 +153,10 @@ double mwu_min_attainable_p(std::size_t n1, std::size_t n2) {
   return asymptotic_p(a * b, a, b, 0.0, &z);
 }
 
+// The harness's median, so the gate's medians are the ones results files report.
 double median(std::vector<double> values) {
   if (values.empty()) throw std::invalid_argument("median of an empty sample");
-  const std::size_t mid = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
-  const double upper = values[mid];
-  if (values.size() % 2 == 1) return upper;
-  const double lower = *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid));
-  return (lower + upper) / 2.0;
+  return ampbench::median(std::move(values));
 }
 
 }  // namespace ampbench::gate

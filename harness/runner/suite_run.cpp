@@ -88,9 +88,8 @@ std::vector<CaseSpec> select_cases(const Suite& suite, const std::string& filter
 
 namespace {
 
-// Median samples/s over the fp32 case's, when both were measured.
-// Ratio of the two medians the results file reports, so a reader can
-// recompute it from the file.
+// Median samples/s over the fp32 case's, when both were measured: the two
+// medians the results file reports, so a reader can recompute the ratio.
 void add_speedup(nlohmann::json& j, const std::map<std::string, double>& fp32_medians,
                  const std::string& baseline_id) {
   const auto base = fp32_medians.find(baseline_id);
