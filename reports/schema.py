@@ -14,7 +14,9 @@ import json
 from pathlib import Path
 
 SCHEMA_NAME = "ampbench.results"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# Version 2 added check.envelope/bounds/max_ratio; version 1 files still read.
+SUPPORTED_VERSIONS = (1, 2)
 
 STATUSES = ("pass", "fail", "skipped", "error")
 EXPECTS = ("pass", "fail")
@@ -147,7 +149,7 @@ def _read_json(path):
 
 
 def validate_results(doc, path="<results>") -> None:
-    """Raise ResultsError unless doc follows schema version 1."""
+    """Raise ResultsError unless doc follows schema version 1 or 2."""
     if not isinstance(doc, dict):
         raise ResultsError(path, "top level is not a JSON object")
     # Identity first: a foreign or newer file should be named as such, not
@@ -155,8 +157,8 @@ def validate_results(doc, path="<results>") -> None:
     if doc.get("schema") != SCHEMA_NAME:
         raise ResultsError(path, f"schema is {doc.get('schema')!r}, expected {SCHEMA_NAME!r}")
     version = doc.get("schema_version")
-    if version != SCHEMA_VERSION or not _CHECKS["integer"](version):
-        raise ResultsError(path, f"schema_version is {version!r}, this reader supports {SCHEMA_VERSION}")
+    if version not in SUPPORTED_VERSIONS or not _CHECKS["integer"](version):
+        raise ResultsError(path, f"schema_version is {version!r}, this reader supports 1 and 2")
     _check_fields(doc, TOP_FIELDS, path, "")
     _check_fields(doc["env"], ENV_FIELDS, path, "env.")
     _check_ceilings(doc["env"], path)

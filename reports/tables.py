@@ -115,7 +115,7 @@ def negative_control_line(cases) -> str:
 
 def verdict_table(run):
     headers = ("case", "expect", "status", "conforms", "max loss dev / tol",
-               "first crossing step", "reason / failures")
+               "distance / bound (metric, step)", "first crossing step", "reason / failures")
     return _table(headers, [_verdict_row(c) for c in run.cases], verdict_columns=(2,))
 
 
@@ -123,12 +123,26 @@ def _verdict_row(case) -> tuple:
     check = case["check"]
     conforms = DASH if case["conforms"] is None else fmt_value(case["conforms"])
     if check is None:
-        deviation, crossing = DASH, DASH
+        deviation, ratio, crossing = DASH, DASH, DASH
     else:
         deviation = f"{fmt_small(_max_deviation(check))} / {fmt_small(check['tolerances']['loss_rel'])}"
+        ratio = _worst_ratio(check)
         crossing = DASH if check["first_crossing_step"] is None else str(check["first_crossing_step"])
-    return (case["id"], case["expect"], verdict_text(case), conforms, deviation, crossing,
+    return (case["id"], case["expect"], verdict_text(case), conforms, deviation, ratio, crossing,
             _reason(case))
+
+
+def _worst_ratio(check) -> str:
+    """Schema 2: the metric that came closest to (or went furthest past) its
+    bound, max(c x envelope, floor); schema 1 files have no bounds."""
+    bounds = check.get("bounds") or {}
+    rated = [(b["max_ratio"], name, b["peak_step"]) for name, b in bounds.items()
+             if b.get("max_ratio") is not None]
+    if not rated:
+        return DASH
+    ratio, name, step = max(rated)
+    where = f", step {step}" if name == "loss_rel" else ""
+    return f"{ratio:.2f} ({name}{where})"
 
 
 def _max_deviation(check):

@@ -4,24 +4,10 @@
 #include <cmath>
 #include <sstream>
 
+#include "check/distance.h"
+
 namespace ampbench {
 namespace {
-
-double relative_l2(const std::vector<float>& value, const std::vector<float>& reference,
-                   const std::vector<float>& origin) {
-  // Relative to how far the reference moved from `origin` (the initial
-  // weights): a run that never learned is 100% off, however large the
-  // weights themselves are.
-  double diff = 0, scale = 0;
-  const size_t n = std::min(value.size(), reference.size());
-  for (size_t i = 0; i < n; ++i) {
-    diff += std::pow(static_cast<double>(value[i]) - reference[i], 2);
-    scale += std::pow(static_cast<double>(reference[i]) - (origin.empty() ? 0.0 : origin[i]), 2);
-  }
-  if (value.size() != reference.size()) return INFINITY;
-  if (!std::isfinite(diff)) return INFINITY;
-  return scale > 0 ? std::sqrt(diff / scale) : std::sqrt(diff);
-}
 
 std::string fmt(double v) {
   std::ostringstream out;
@@ -38,6 +24,28 @@ void require(Verdict& v, bool ok, const std::string& message) {
 
 int count(const std::vector<bool>& flags) { return static_cast<int>(std::count(flags.begin(), flags.end(), true)); }
 
+// Holds `distance` (per step or one value) to max(c x envelope, floor).
+MetricCheck hold(const std::string& name, std::vector<double> distance, std::vector<double> envelope, double c,
+                 double floor) {
+  MetricCheck m;
+  m.name = name;
+  m.distance = std::move(distance);
+  m.envelope = std::move(envelope);
+  m.max_ratio = 0;
+  for (size_t i = 0; i < m.distance.size(); ++i) {
+    const double env = i < m.envelope.size() ? m.envelope[i] : 0.0;
+    m.bound.push_back(std::max(c * env, floor));
+    const double ratio = std::isfinite(m.distance[i]) ? m.distance[i] / m.bound.back() : INFINITY;
+    if (!(ratio <= m.max_ratio)) {
+      m.max_ratio = std::isnan(ratio) ? INFINITY : ratio;
+      m.peak_step = static_cast<int>(i);
+    }
+  }
+  return m;
+}
+
+std::vector<double> one(double v) { return {v}; }
+
 }  // namespace
 
 ResolvedTolerances resolve_tolerances(const CaseSpec& spec, const CaseRecord& baseline) {
@@ -45,12 +53,13 @@ ResolvedTolerances resolve_tolerances(const CaseSpec& spec, const CaseRecord& ba
   ResolvedTolerances t;
   t.unit_roundoff = spec.precision.unit_roundoff();
   t.fp32_noise = std::max(baseline.noise_loss_rel.value_or(0), baseline.noise_param_rel.value_or(0));
-  const double floor = rule.noise_factor * t.fp32_noise;
-  t.loss_rel = std::max(rule.loss_rel_units * t.unit_roundoff, floor);
-  t.param_rel = std::max(rule.param_rel_units * t.unit_roundoff, floor);
-  t.optimizer_state_rel = std::max(rule.optimizer_state_rel_units * t.unit_roundoff, floor);
-  t.final_loss_ratio = std::max(rule.final_loss_ratio_units * t.unit_roundoff, floor);
-  t.max_skipped_steps = count(baseline.skipped) + rule.max_extra_skipped_steps;
+  const double noise = rule.noise_factor * t.fp32_noise;
+  t.loss_rel = std::max(rule.loss_rel_units * t.unit_roundoff, noise);
+  t.param_rel = std::max(rule.param_rel_units * t.unit_roundoff, noise);
+  t.optimizer_state_rel = std::max(rule.optimizer_state_rel_units * t.unit_roundoff, noise);
+  t.final_loss_ratio = std::max(rule.final_loss_ratio_units * t.unit_roundoff, noise);
+  t.max_skipped_steps = rule.max_extra_skipped_steps;
+  t.max_calibration_skips = rule.max_calibration_skips;
   return t;
 }
 
@@ -73,55 +82,95 @@ std::optional<int> first_scale_mismatch(const CaseSpec& spec, const std::vector<
   return std::nullopt;
 }
 
+int unexplained_skips(const std::vector<bool>& skipped, const std::vector<double>& scale, double init_scale,
+                      const std::vector<bool>& baseline_skipped, int max_calibration_skips) {
+  int unexplained = 0;
+  bool calibrating = true;
+  for (size_t t = 0; t < skipped.size(); ++t) {
+    calibrating = calibrating && skipped[t] && static_cast<int>(t) < max_calibration_skips;
+    if (!skipped[t] || calibrating) continue;
+    const bool baseline_too = t < baseline_skipped.size() && baseline_skipped[t];
+    const double before = t >= 1 && t - 1 < scale.size() ? scale[t - 1] : init_scale;
+    const double before_that = t >= 2 && t - 2 < scale.size() ? scale[t - 2] : init_scale;
+    const bool after_growth = t >= 1 && before > before_that;
+    if (!baseline_too && !after_growth) ++unexplained;
+  }
+  return unexplained;
+}
+
 Verdict check_case(const CaseRecord& rec, const CaseRecord& baseline, const CaseRecord* reference) {
   Verdict v;
   v.tolerances = resolve_tolerances(rec.spec, baseline);
   const ResolvedTolerances& tol = v.tolerances;
   const CaseRecord& base = reference ? *reference : baseline;
   if (reference) v.aligned_skips = reference->spec.skip_steps;
+  v.envelope = envelope_for(baseline, rec.spec.precision.precision());
+  const double c = v.envelope ? rec.spec.envelope.c : 0.0;
+  if (v.envelope) v.envelope_c = c;
+  const Envelope none;
+  const Envelope& env = v.envelope ? *v.envelope : none;
 
   // Loss per step.
-  double worst = 0;
-  for (size_t i = 0; i < rec.loss.size() && i < base.loss.size(); ++i) {
-    const double dev = std::abs(rec.loss[i] - base.loss[i]) / std::max(std::abs(base.loss[i]), 1e-30);
-    const double d = std::isfinite(dev) ? dev : INFINITY;
-    v.deviation_per_step.push_back(d);
-    worst = std::max(worst, d);
-    if (!v.first_crossing_step && !(d <= tol.loss_rel)) v.first_crossing_step = static_cast<int>(i);
-  }
+  for (size_t i = 0; i < rec.loss.size() && i < base.loss.size(); ++i)
+    v.deviation_per_step.push_back(loss_deviation(rec.loss[i], base.loss[i]));
+  const MetricCheck& loss = v.checks.emplace_back(hold("loss_rel", v.deviation_per_step, env.loss_rel, c, tol.loss_rel));
+  for (size_t i = 0; i < loss.distance.size() && !v.first_crossing_step; ++i)
+    if (!(loss.distance[i] <= loss.bound[i])) v.first_crossing_step = static_cast<int>(i);
+  const double worst = loss.distance.empty() ? 0 : *std::max_element(loss.distance.begin(), loss.distance.end());
   v.metrics["max_loss_rel_dev"] = worst;
-  require(v, !v.first_crossing_step,
-          "loss deviates from fp32 by " + fmt(worst) + " > " + fmt(tol.loss_rel) + " (first at step " +
-              std::to_string(v.first_crossing_step.value_or(-1)) + ")");
+  if (v.first_crossing_step) {
+    const int t = *v.first_crossing_step;
+    require(v, false,
+            "loss deviates from fp32 by " + fmt(loss.distance[t]) + " > " + fmt(loss.bound[t]) + " at step " +
+                std::to_string(t) + " (first crossing; worst " + fmt(loss.max_ratio) + "x its bound at step " +
+                std::to_string(loss.peak_step) + ")");
+  }
 
   // Final parameters and optimizer state.
   const double param_rel = relative_l2(rec.final_params, base.final_params, base.initial_params);
   v.metrics["param_rel_l2"] = param_rel;
-  require(v, param_rel <= tol.param_rel,
-          "final parameters differ from fp32 by " + fmt(param_rel) + " of the fp32 update > " + fmt(tol.param_rel));
+  const MetricCheck& params = v.checks.emplace_back(
+      hold("param_rel_l2", one(param_rel), v.envelope ? one(env.param_rel) : std::vector<double>{}, c, tol.param_rel));
+  require(v, params.max_ratio <= 1,
+          "final parameters differ from fp32 by " + fmt(param_rel) + " of the fp32 update > " + fmt(params.bound[0]));
   const double state_rel = relative_l2(rec.optimizer_state, base.optimizer_state, {});
   v.metrics["optimizer_state_rel_l2"] = state_rel;
-  require(v, state_rel <= tol.optimizer_state_rel,
-          "optimizer state differs from fp32 by " + fmt(state_rel) + " > " + fmt(tol.optimizer_state_rel));
+  const MetricCheck& state =
+      v.checks.emplace_back(hold("optimizer_state_rel_l2", one(state_rel),
+                                 v.envelope ? one(env.optimizer_state_rel) : std::vector<double>{}, c,
+                                 tol.optimizer_state_rel));
+  require(v, state.max_ratio <= 1,
+          "optimizer state differs from fp32 by " + fmt(state_rel) + " > " + fmt(state.bound[0]));
 
   // Final loss.
   const double ratio = rec.loss.empty() || base.loss.empty() ? NAN : rec.loss.back() / base.loss.back();
   v.metrics["final_loss_ratio"] = ratio;
-  require(v, std::abs(ratio - 1) <= tol.final_loss_ratio,
-          "final loss is " + fmt(ratio) + "x fp32's (allowed 1 +/- " + fmt(tol.final_loss_ratio) + ")");
+  const std::vector<double> final_env =
+      v.envelope && !env.loss_rel.empty() ? one(env.loss_rel.back()) : std::vector<double>{};
+  const MetricCheck& final_loss =
+      v.checks.emplace_back(hold("final_loss_ratio", one(std::abs(ratio - 1)), final_env, c, tol.final_loss_ratio));
+  require(v, final_loss.max_ratio <= 1,
+          "final loss is " + fmt(ratio) + "x fp32's (allowed 1 +/- " + fmt(final_loss.bound[0]) + ")");
+  for (const MetricCheck& m : v.checks) v.max_ratio = std::max(v.max_ratio, m.max_ratio);
 
   // Non-finite values and skipped steps.
   v.metrics["nonfinite_values"] = static_cast<double>(rec.nonfinite_values);
   require(v, rec.nonfinite_values == 0, std::to_string(rec.nonfinite_values) + " non-finite values in final parameters");
   const int skipped = count(rec.skipped);
+  const int unexplained = unexplained_skips(rec.skipped, rec.scale, rec.spec.scaler.init_scale, baseline.skipped,
+                                            tol.max_calibration_skips);
   v.metrics["skipped_steps"] = skipped;
+  v.metrics["unexplained_skipped_steps"] = unexplained;
   v.metrics["baseline_skipped_steps"] = count(baseline.skipped);
-  require(v, skipped <= tol.max_skipped_steps,
-          std::to_string(skipped) + " skipped steps > " + std::to_string(tol.max_skipped_steps) + " allowed");
+  require(v, unexplained <= tol.max_skipped_steps,
+          std::to_string(skipped) + " skipped steps, " + std::to_string(unexplained) +
+              " of them unexplained (not calibration, not the baseline's, not right after a growth) > " +
+              std::to_string(tol.max_skipped_steps) + " allowed");
 
   // The scale must follow GradScaler's rule given the skipped steps.
   if (const auto step = first_scale_mismatch(rec.spec, rec.scale, rec.skipped)) {
     v.metrics["scale_mismatch_step"] = *step;
+    v.scale_audit_failed = true;
     require(v, false,
             "loss scale at step " + std::to_string(*step) + " is " + fmt(rec.scale[*step]) +
                 ", GradScaler's update rule gives another value (scale not updated once per iteration?)");

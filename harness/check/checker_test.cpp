@@ -60,13 +60,105 @@ TEST(Checker, NonFiniteParametersFail) {
   EXPECT_EQ(v.metrics.at("nonfinite_values"), 1);
 }
 
-TEST(Checker, TooManySkippedStepsFail) {
+TEST(Checker, TooManyUnexplainedSkippedStepsFail) {
   CaseRecord rec = record(Precision::kFp16, {2.0, 1.5, 1.0, 0.8}, {1, 2, 3, 4});
-  rec.skipped = {true, true, true, false};
-  rec.scale = {32768, 16384, 8192, 8192};
+  rec.spec.tolerance.max_extra_skipped_steps = 2;
+  rec.skipped = {false, true, true, true};
+  rec.scale = {65536, 32768, 16384, 8192};
   const Verdict v = check_case(rec, baseline());
   EXPECT_FALSE(v.passed);
   EXPECT_EQ(v.metrics.at("skipped_steps"), 3);
+  EXPECT_EQ(v.metrics.at("unexplained_skipped_steps"), 3);
+}
+
+TEST(Checker, LeadingCalibrationSkipsAreExplainedUpToTheLimit) {
+  CaseRecord rec = record(Precision::kFp16, {2.0, 1.5, 1.0, 0.8}, {1, 2, 3, 4});
+  rec.spec.tolerance.max_extra_skipped_steps = 0;
+  rec.skipped = {true, true, true, false};
+  rec.scale = {32768, 16384, 8192, 8192};
+  rec.spec.tolerance.max_calibration_skips = 3;
+  EXPECT_TRUE(check_case(rec, baseline()).passed);
+  // A scaler that never stops skipping is not calibrating.
+  rec.spec.tolerance.max_calibration_skips = 2;
+  const Verdict v = check_case(rec, baseline());
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.metrics.at("unexplained_skipped_steps"), 1);
+}
+
+TEST(UnexplainedSkips, TheOverflowRightAfterAGrowthAndTheBaselinesOwnSkipsAreExplained) {
+  // Scale grows at step 1, overflows at step 2 (explained); step 4 is an
+  // injected inf the baseline skipped too (explained); step 6 is neither.
+  const std::vector<bool> skipped = {false, false, true, false, true, false, true};
+  const std::vector<double> scale = {8, 16, 8, 8, 4, 4, 2};
+  const std::vector<bool> base = {false, false, false, false, true, false, false};
+  EXPECT_EQ(unexplained_skips(skipped, scale, 8, base, 6), 1);
+  EXPECT_EQ(unexplained_skips(skipped, scale, 8, {}, 6), 2);
+}
+
+// A baseline with replicas whose losses deviate by `spread` per step and
+// whose parameters land `param_spread` of the update away.
+CaseRecord baseline_with_envelope(double spread, float param_spread) {
+  CaseRecord b = baseline();
+  ReplicaSet set;
+  set.precision = Precision::kFp16;
+  set.unit_roundoff = std::ldexp(1.0, -11);
+  ReplicaRecord r;
+  for (size_t t = 0; t < b.loss.size(); ++t) r.loss.push_back(b.loss[t] * (1 + spread * static_cast<double>(t)));
+  r.final_params = b.final_params;
+  r.final_params[3] += param_spread * std::sqrt(30.0f);  // ||p32 - p_init|| = sqrt(30)
+  r.optimizer_state = b.optimizer_state;
+  set.replicas = {r};
+  b.replica_sets = {set};
+  return b;
+}
+
+TEST(Envelope, IsTheRunningMaximumOfTheReplicasDistance) {
+  CaseRecord b = baseline_with_envelope(0.01, 0.5f);
+  ReplicaRecord dip = b.replica_sets[0].replicas[0];
+  dip.loss[2] = b.loss[2];  // crosses the baseline: not a narrower envelope
+  b.replica_sets[0].replicas = {dip};
+  const auto e = envelope_for(b, Precision::kFp16);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->replicas, 1);
+  ASSERT_EQ(e->loss_rel.size(), 4u);
+  EXPECT_NEAR(e->loss_rel[1], 0.01, 1e-12);
+  EXPECT_NEAR(e->loss_rel[2], 0.01, 1e-12);
+  EXPECT_NEAR(e->loss_rel[3], 0.03, 1e-12);
+  EXPECT_NEAR(e->param_rel, 0.5, 1e-6);
+  EXPECT_FALSE(envelope_for(b, Precision::kBf16));
+}
+
+TEST(Envelope, BoundGrowsWithTheMeasuredSpreadAndKeepsItsFloor) {
+  // Loss off by 2% at the last step: far beyond the 8u floor, within c x 3%.
+  CaseRecord rec = record(Precision::kFp16, {2.0, 1.5, 1.0, 0.816}, {1, 2, 3, 4});
+  rec.spec.tolerance.loss_rel_units = 8;
+  rec.spec.tolerance.final_loss_ratio_units = 8;
+  rec.spec.envelope.c = 2;
+  EXPECT_FALSE(check_case(rec, baseline()).passed);
+  const Verdict v = check_case(rec, baseline_with_envelope(0.01, 0.0f));
+  EXPECT_TRUE(v.passed) << (v.failures.empty() ? "" : v.failures.front());
+  ASSERT_TRUE(v.envelope);
+  const MetricCheck& loss = v.checks.front();
+  EXPECT_EQ(loss.name, "loss_rel");
+  EXPECT_DOUBLE_EQ(loss.bound[0], 8 * std::ldexp(1.0, -11));  // envelope 0: the floor
+  EXPECT_NEAR(loss.bound[3], 2 * 0.03, 1e-12);
+  EXPECT_NEAR(v.max_ratio, 0.02 / 0.06, 1e-9);
+  EXPECT_EQ(loss.peak_step, 3);
+  // Twice as far off as c x the envelope allows: fails, naming the step.
+  rec.loss[3] = 0.8 * 1.13;
+  const Verdict off = check_case(rec, baseline_with_envelope(0.01, 0.0f));
+  EXPECT_FALSE(off.passed);
+  ASSERT_TRUE(off.first_crossing_step);
+  EXPECT_EQ(*off.first_crossing_step, 3);
+  EXPECT_GT(off.max_ratio, 2.0);
+}
+
+TEST(Envelope, ParametersAreHeldToCTimesTheReplicasSpread) {
+  const CaseRecord rec = record(Precision::kFp16, {2.0, 1.5, 1.0, 0.8}, {1, 2, 3, 4 + 0.3f * std::sqrt(30.0f)});
+  CaseRecord r = rec;
+  r.spec.envelope.c = 2;
+  EXPECT_TRUE(check_case(r, baseline_with_envelope(0, 0.2f)).passed);   // 0.3 <= 2 x 0.2
+  EXPECT_FALSE(check_case(r, baseline_with_envelope(0, 0.1f)).passed);  // 0.3 > 2 x 0.1
 }
 
 TEST(Checker, ToleranceIsUnitRoundoffOrMeasuredNoiseWhicheverIsLarger) {

@@ -1,3 +1,4 @@
+#include <ATen/Context.h>
 #include <torch/cuda.h>
 
 #include <cstdlib>
@@ -89,6 +90,9 @@ int run_suite(const RunArgs& args) {
     std::cerr << "ampbench run: error: " << e.what() << "\n";
     return kExitUsage;
   }
+  if (args.seed)
+    for (CaseSpec& c : cases) c.seed = *args.seed;
+  if (args.no_mkldnn) at::globalContext().setUserEnabledMkldnn(false);
   if (cases.empty()) {
     std::cerr << "ampbench run: error: --filter '" << args.filter << "' matches no case of suite " << suite.name << "\n";
     return kExitUsage;
@@ -150,6 +154,7 @@ int run_suite(const RunArgs& args) {
   try {
     nlohmann::json env = to_json(probe_environment());
     if (!args.ceilings_file.empty()) env["ceilings"] = read_ceilings(args.ceilings_file);
+    env["mkldnn_enabled"] = at::globalContext().userEnabledMkldnn();
     writer = std::make_unique<ResultsWriter>(results_path, suite.name, suite.path, env);
   } catch (const std::exception& e) {
     std::cerr << "ampbench run: error: " << e.what() << "\n";
@@ -172,7 +177,7 @@ int run_suite(const RunArgs& args) {
   if (!in_ranks.empty()) {
     const RankRunResult ranked = run_in_local_ranks(
         in_ranks, {suite.path, device, out_dir + "/ddp-ranks", args.rank_timeout, args.no_throughput,
-                   args.inject_slowdown, args.dump_dir});
+                   args.inject_slowdown, args.dump_dir, args.seed, args.no_mkldnn});
     for (const nlohmann::json& c : ranked.cases) {
       writer->add(c);
       summary.add(c);
@@ -190,8 +195,9 @@ int run_suite(const RunArgs& args) {
   print_summary_table(std::cout, writer->document());
   std::cout << "\n" << summary.passed << " conforming, " << summary.nonconforming << " not conforming, "
             << summary.skipped << " skipped; negative controls caught: " << summary.controls_caught << " of "
-            << summary.controls << "\n"
-            << "results: " << results_path << "\n";
+            << summary.controls << "\n";
+  if (!summary.teeth().empty()) std::cout << summary.teeth() << "\n";
+  std::cout << "results: " << results_path << "\n";
   if (!args.junit.empty() && rank0) {
     try {
       gate::write_run_junit(writer->document(), args.junit);
@@ -227,6 +233,9 @@ void add_run_command(CLI::App& app, Action& selected) {
                   "Seconds a rank may take for one case (process-group timeout and launcher watchdog)")
       ->check(CLI::Range(1, 86400))
       ->capture_default_str();
+  sub->add_option("--seed", args->seed, "Seed every case with this instead of the suite's seed");
+  sub->add_flag("--no-mkldnn", args->no_mkldnn,
+                "CPU: run without oneDNN (other kernels, other rounding; the results' env records it)");
   sub->add_flag("--no-report", args->no_report, "Do not build the HTML/Markdown report");
   sub->add_option("--inject-slowdown", args->inject_slowdown,
                   "Debug: add busy work equal to this fraction of each timed step (gate calibration)")

@@ -2,6 +2,8 @@
 // same way a user would).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,11 @@ struct RunArgs {
   std::string dump_dir;
   int nproc = 0;            // > 0: launch this many local ranks
   int rank_timeout = 120;   // seconds a rank may go without finishing a case
+  // Every case's seed (weights, data, envelope noise) instead of the suite's.
+  std::optional<std::uint64_t> seed;
+  // CPU: run without oneDNN (other kernels, other rounding): the envelope's
+  // "different hardware" check on one machine.
+  bool no_mkldnn = false;
 };
 
 // "auto" -> the best device present; throws std::invalid_argument for cuda

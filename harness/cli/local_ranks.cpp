@@ -70,6 +70,11 @@ RankRunResult run_in_local_ranks(const std::vector<CaseSpec>& cases, const RankR
     launch.args.push_back("--dump");
     launch.args.push_back(settings.dump_dir);
   }
+  if (settings.seed) {
+    launch.args.push_back("--seed");
+    launch.args.push_back(std::to_string(*settings.seed));
+  }
+  if (settings.no_mkldnn) launch.args.push_back("--no-mkldnn");
   std::cout << "\n" << cases.size() << " ddp cases need " << nproc << " ranks: launching them\n" << std::flush;
   RankRunResult result;
   result.exit_code = distributed::launch_local_ranks(launch);

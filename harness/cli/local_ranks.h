@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,8 @@ struct RankRunSettings {
   bool no_throughput = false;
   double inject_slowdown = 0;
   std::string dump_dir;
+  std::optional<std::uint64_t> seed;  // --seed
+  bool no_mkldnn = false;             // --no-mkldnn
 };
 
 struct RankRunResult {

@@ -117,8 +117,10 @@ ResultsFile parse_results(const json& doc, const std::string& path) {
     fail(path, "", "wrong \"schema\" " + schema.dump() + " (expected \"ampbench.results\")");
   }
   const json& version = require(doc, "schema_version", path, "");
-  if (!version.is_number_integer() || version.get<long long>() != 1) {
-    fail(path, "", "unsupported \"schema_version\" " + version.dump() + " (this reader supports 1)");
+  // 2 added the equivalence envelope to each case's check; the gate reads
+  // neither version's check beyond status and conforms.
+  if (!version.is_number_integer() || version.get<long long>() < 1 || version.get<long long>() > 2) {
+    fail(path, "", "unsupported \"schema_version\" " + version.dump() + " (this reader supports 1 and 2)");
   }
   r.suite = require_string(doc, "suite", path, "");
   if (const auto c = doc.find("complete"); c != doc.end() && c->is_boolean()) r.complete = c->get<bool>();

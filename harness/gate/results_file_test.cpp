@@ -59,7 +59,7 @@ TEST_F(BadInput, WrongSchema) {
 }
 
 TEST_F(BadInput, WrongVersion) {
-  for (const json& v : {json(2), json("1"), json(1.5)}) {
+  for (const json& v : {json(3), json(0), json("1"), json(1.5)}) {
     json doc = make_results({make_case("a", {1, 2, 3, 4})});
     doc["schema_version"] = v;
     const auto [file, problem] = input_error(good, write_json(dir.file("v.json"), doc));

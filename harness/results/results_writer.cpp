@@ -93,6 +93,34 @@ json ddp_to_json(const ScalingRecord& d) {
   };
 }
 
+json numbers(const std::vector<double>& values) {
+  json out = json::array();
+  for (double d : values) out.push_back(finite_or_null(d));
+  return out;
+}
+
+// Each metric's distance, envelope and bound (per step for the loss), and
+// how close it came to its bound.
+json bounds_to_json(const Verdict& v) {
+  json out = json::object();
+  for (const MetricCheck& m : v.checks) {
+    out[m.name] = {{"distance", numbers(m.distance)},
+                   {"envelope", m.envelope.empty() ? json(nullptr) : numbers(m.envelope)},
+                   {"bound", numbers(m.bound)},
+                   {"max_ratio", finite_or_null(m.max_ratio)},
+                   {"peak_step", m.peak_step}};
+  }
+  return out;
+}
+
+json envelope_to_json(const Verdict& v) {
+  if (!v.envelope) return nullptr;
+  return {{"c", v.envelope_c},
+          {"noise", to_string(v.envelope->noise)},
+          {"replicas", v.envelope->replicas},
+          {"unit_roundoff", v.envelope->unit_roundoff}};
+}
+
 json verdict_to_json(const Verdict& v) {
   json metrics = json::object();
   for (const auto& [k, value] : v.metrics) metrics[k] = finite_or_null(value);
@@ -107,9 +135,14 @@ json verdict_to_json(const Verdict& v) {
         {"optimizer_state_rel_l2", t.optimizer_state_rel},
         {"final_loss_ratio", t.final_loss_ratio},
         {"max_skipped_steps", t.max_skipped_steps},
+        {"max_calibration_skips", t.max_calibration_skips},
         {"unit_roundoff", t.unit_roundoff},
         {"fp32_noise", t.fp32_noise}}},
       {"deviation_per_step", deviation},
+      {"envelope", envelope_to_json(v)},
+      {"bounds", bounds_to_json(v)},
+      {"max_ratio", finite_or_null(v.max_ratio)},
+      {"scale_audit_failed", v.scale_audit_failed},
       {"first_crossing_step", v.first_crossing_step ? json(*v.first_crossing_step) : json(nullptr)},
       {"failures", v.failures},
       // Steps the fp32 reference skipped to line up with this case's scaler.

@@ -12,7 +12,9 @@
 
 namespace ampbench {
 
-inline constexpr int kResultsSchemaVersion = 1;
+// 2: check.envelope, check.bounds, check.max_ratio (the measured
+// equivalence envelope); readers still accept 1.
+inline constexpr int kResultsSchemaVersion = 2;
 
 // One case's JSON object from its record and (for non-baselines) verdict.
 nlohmann::json case_to_json(const CaseRecord& record, const std::optional<Verdict>& verdict);

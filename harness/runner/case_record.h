@@ -45,6 +45,22 @@ struct GradHealthTrace {
 
 enum class RunStatus { kRan, kSkipped, kError };
 
+// What one perturbed fp32 replica of a baseline produced (spec.perturbation):
+// the raw material of the equivalence envelope (check/envelope.h).
+struct ReplicaRecord {
+  std::vector<double> loss;
+  std::vector<float> final_params;
+  std::vector<float> optimizer_state;
+};
+
+// The replicas trained at one precision's unit roundoff.
+struct ReplicaSet {
+  Precision precision = Precision::kFp16;
+  double unit_roundoff = 0;
+  NoiseModel noise = NoiseModel::kGrad;
+  std::vector<ReplicaRecord> replicas;
+};
+
 struct CaseRecord {
   CaseSpec spec;
   RunStatus status = RunStatus::kRan;
@@ -67,6 +83,9 @@ struct CaseRecord {
   // fp32 baselines: the deviation of an identical second run (noise floor).
   std::optional<double> noise_loss_rel;
   std::optional<double> noise_param_rel;
+  // fp32 baselines: perturbed replicas, one set per precision compared with
+  // this baseline (spec.envelope_precisions).
+  std::vector<ReplicaSet> replica_sets;
 
   std::optional<GradHealthTrace> grad_health;  // fp32 and fp16 cases
   std::optional<ThroughputRecord> throughput;

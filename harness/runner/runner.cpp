@@ -12,6 +12,7 @@
 #include <cmath>
 #include <optional>
 
+#include "check/distance.h"
 #include "data/synthetic_data.h"
 #include "distributed/rank_agreement.h"
 #include "distributed/scaling.h"
@@ -148,25 +149,38 @@ void train_recorded(const CaseSpec& spec, const c10::Device& device, CaseRecord&
   }
 }
 
-double rel_l2(const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& origin) {
-  double diff = 0, scale = 0;
-  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    diff += std::pow(static_cast<double>(a[i]) - b[i], 2);
-    const double o = origin.empty() ? 0.0 : origin[i];
-    scale += std::pow(static_cast<double>(b[i]) - o, 2);
-  }
-  return scale > 0 ? std::sqrt(diff / scale) : std::sqrt(diff);
-}
-
 // fp32 run-to-run noise: an identical second run, compared with the first.
 void measure_noise(const CaseSpec& spec, const c10::Device& device, CaseRecord& rec) {
   CaseRecord again;
   train_recorded(spec, device, again);
   double worst = 0;
-  for (size_t i = 0; i < rec.loss.size(); ++i)
-    worst = std::max(worst, std::abs(again.loss[i] - rec.loss[i]) / std::max(std::abs(rec.loss[i]), 1e-30));
+  for (size_t i = 0; i < rec.loss.size() && i < again.loss.size(); ++i)
+    worst = std::max(worst, loss_deviation(again.loss[i], rec.loss[i]));
   rec.noise_loss_rel = worst;
-  rec.noise_param_rel = rel_l2(again.final_params, rec.final_params, rec.initial_params);
+  rec.noise_param_rel = relative_l2(again.final_params, rec.final_params, rec.initial_params);
+}
+
+// The envelope's raw material (check/envelope.h): for each precision
+// compared with this baseline, spec.envelope.replicas fp32 runs with that
+// precision's rounding noise injected. Untimed.
+void measure_replicas(const CaseSpec& spec, const c10::Device& device, CaseRecord& rec) {
+  for (const Precision precision : spec.envelope_precisions) {
+    ReplicaSet set;
+    set.precision = precision;
+    set.unit_roundoff = PrecisionPolicy(precision).unit_roundoff();
+    set.noise = spec.envelope.noise;
+    for (int r = 0; r < spec.envelope.replicas; ++r) {
+      CaseSpec replica = spec;
+      replica.envelope_precisions.clear();
+      // A seed per replica and precision, apart from the weight and data seeds.
+      replica.perturbation = Perturbation{set.unit_roundoff, set.noise,
+                                          spec.seed * 1000003 + 1009 * static_cast<std::uint64_t>(precision) + r};
+      CaseRecord out;
+      train_recorded(replica, device, out);
+      set.replicas.push_back({std::move(out.loss), std::move(out.final_params), std::move(out.optimizer_state)});
+    }
+    rec.replica_sets.push_back(std::move(set));
+  }
 }
 
 void spin_for(double seconds) {
@@ -253,7 +267,10 @@ CaseRecord Runner::run(const CaseSpec& spec) const {
       distributed::check_rank_agreement(rec);  // throws: the case is an error naming rank and step
       rec.ranks_agreed = spec.world_size;
     }
-    if (spec.is_baseline() && spec.skip_steps.empty()) measure_noise(spec, device, rec);
+    if (spec.is_baseline() && spec.skip_steps.empty()) {
+      measure_noise(spec, device, rec);
+      measure_replicas(spec, device, rec);
+    }
     if (options_.measure_throughput && spec.throughput.enabled) {
       rec.throughput = measure_throughput(spec, device, options_.inject_slowdown);
       if (distributed::is_distributed_workload(spec.workload))

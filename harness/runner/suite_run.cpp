@@ -190,6 +190,34 @@ void SuiteRunSummary::add(const nlohmann::json& c) {
     ++controls;
     if (c["status"] == "fail") ++controls_caught;
   }
+  if (!c["check"].is_object()) return;
+  const nlohmann::json& ratio_json = c["check"].value("max_ratio", nlohmann::json());
+  const double ratio = ratio_json.is_number() ? ratio_json.get<double>() : INFINITY;
+  const std::string id = c["id"].get<std::string>();
+  if (c["expect"] == "pass" && c["status"] == "pass" && ratio > worst_correct_ratio) {
+    worst_correct_ratio = ratio;
+    worst_correct_id = id;
+  }
+  if (c["expect"] == "fail" && c["status"] == "fail") {
+    if (!(ratio > 1)) {
+      ++controls_caught_by_audit;
+    } else if (ratio < mildest_control_ratio) {
+      mildest_control_ratio = ratio;
+      mildest_control_id = id;
+    }
+  }
+}
+
+std::string SuiteRunSummary::teeth() const {
+  if (worst_correct_id.empty() || mildest_control_id.empty()) return "";
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(2) << "teeth: worst correct case at " << worst_correct_ratio
+      << " of its bound (" << worst_correct_id << "), mildest control at " << mildest_control_ratio << " ("
+      << mildest_control_id << "): margin " << std::setprecision(1) << mildest_control_ratio / worst_correct_ratio
+      << "x";
+  if (controls_caught_by_audit > 0)
+    out << "; " << controls_caught_by_audit << " control(s) caught by the scale audit or skipped-step rule";
+  return out.str();
 }
 
 SuiteRunSummary run_cases(const std::vector<CaseSpec>& cases, const Runner& runner, ResultsWriter& writer,

@@ -3,6 +3,7 @@
 // result written out as soon as it exists.
 #pragma once
 
+#include <cmath>
 #include <functional>
 #include <ostream>
 #include <regex>
@@ -21,8 +22,19 @@ struct SuiteRunSummary {
   int skipped = 0;
   int controls = 0;         // negative controls run
   int controls_caught = 0;
+  // Teeth: how close the worst correct case came to its bound (max
+  // distance/bound over its metrics) and how far beyond its bound the
+  // mildest numerically caught control landed. Controls caught only by the
+  // scale audit or the skipped-step rule are counted apart.
+  double worst_correct_ratio = 0;
+  std::string worst_correct_id;
+  double mildest_control_ratio = INFINITY;
+  std::string mildest_control_id;
+  int controls_caught_by_audit = 0;
   bool ok() const { return nonconforming == 0; }
   void add(const nlohmann::json& case_json);  // counts one written case
+  // "teeth: ..." (empty when nothing was compared).
+  std::string teeth() const;
 };
 
 // Cases selected by `filter`, plus the fp32 baselines they need. Two forms:

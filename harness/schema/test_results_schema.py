@@ -72,7 +72,7 @@ def breakages():
     return {
         "missing cases": drop(["cases"]),
         "wrong schema name": put(["schema"], "other"),
-        "future schema version": put(["schema_version"], 2),
+        "future schema version": put(["schema_version"], 3),
         "missing env device": drop(["env", "device"]),
         "unknown status": put(["cases", 0, "status"], "ok"),
         "unknown precision": put(["cases", 0, "precision"], "fp8"),

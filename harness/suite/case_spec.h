@@ -40,8 +40,34 @@ struct ToleranceRule {
   double param_rel_units = 64;         // ||p - p32|| / ||p32 - p_init||
   double optimizer_state_rel_units = 64;
   double final_loss_ratio_units = 16;  // |final/final32 - 1|
-  int max_extra_skipped_steps = 2;     // skipped steps beyond the baseline's
+  int max_extra_skipped_steps = 2;     // skipped steps the rules below do not explain
+  // Leading skips while a fresh scaler calibrates its scale (GradScaler
+  // backs off from init_scale until the gradients fit): explained, up to this.
+  int max_calibration_skips = 6;
   double noise_factor = 10;
+};
+
+// How rounding noise is injected into a perturbed fp32 replica (see
+// check/envelope.h): each step's gradients, the initial parameters, or both.
+enum class NoiseModel { kGrad, kInit, kGradInit };
+
+// The measured equivalence envelope: every fp32 baseline that a
+// mixed-precision case uses is also trained `replicas` times with rounding
+// noise of that precision's unit roundoff injected; a case conforms when its
+// distance from fp32 stays within max(c x envelope, floor), the floor being
+// the ToleranceRule's multiples of u.
+struct EnvelopeSettings {
+  int replicas = 3;  // 0: no envelope, the floors alone decide
+  double c = 4;
+  NoiseModel noise = NoiseModel::kInit;
+};
+
+// Makes a fp32 run a perturbed replica: each rounding-noise injection
+// multiplies values by (1 + u * xi), xi uniform in [-1, 1] from `seed`.
+struct Perturbation {
+  double unit_roundoff = 0;
+  NoiseModel noise = NoiseModel::kGrad;
+  std::uint64_t seed = 0;
 };
 
 enum class InputMode { kCached, kHost };
@@ -90,6 +116,12 @@ struct CaseSpec {
 
   Expect expect = Expect::kPass;
   ToleranceRule tolerance;
+  EnvelopeSettings envelope;
+  // fp32 baselines: the precisions of the cases compared with this baseline
+  // (set by the suite loader), for which the run measures an envelope.
+  std::vector<Precision> envelope_precisions;
+  // Set on a perturbed replica of a baseline (never by a suite file).
+  std::optional<Perturbation> perturbation;
   ThroughputSettings throughput;
   // The gate's minimum effect for this case's throughput (suite "gate" when
   // unset); copied into the results so `ampbench gate` applies it.
@@ -105,5 +137,8 @@ struct CaseSpec {
 
 std::string to_string(Expect expect);
 std::string to_string(InputMode mode);
+std::string to_string(NoiseModel noise);
+// "grad" | "init" | "grad+init"; nullopt otherwise.
+std::optional<NoiseModel> parse_noise_model(const std::string& name);
 
 }  // namespace ampbench

@@ -251,6 +251,7 @@ ModelSizes read_sizes(Reader r, const std::string& model) {
 
 struct ToleranceTable {
   std::map<std::string, ToleranceRule> by_precision;
+  EnvelopeSettings envelope;
 };
 
 ToleranceRule read_rule(Reader r, ToleranceRule rule, double noise_factor) {
@@ -259,14 +260,37 @@ ToleranceRule read_rule(Reader r, ToleranceRule rule, double noise_factor) {
   rule.optimizer_state_rel_units = r.get("optimizer_state_rel_units", rule.optimizer_state_rel_units);
   rule.final_loss_ratio_units = r.get("final_loss_ratio_units", rule.final_loss_ratio_units);
   rule.max_extra_skipped_steps = r.get("max_extra_skipped_steps", rule.max_extra_skipped_steps);
+  rule.max_calibration_skips = r.get("max_calibration_skips", rule.max_calibration_skips);
+  for (const char* key : {"loss_rel_units", "param_rel_units", "optimizer_state_rel_units", "final_loss_ratio_units"}) {
+    const double v = r.get(key, 1.0);
+    if (!(v > 0 && v <= 1e6)) r.fail(key, "must be in (0, 1e6] units of the precision's unit roundoff");
+  }
+  if (rule.max_extra_skipped_steps < 0) r.fail("max_extra_skipped_steps", "must be >= 0");
+  if (rule.max_calibration_skips < 0) r.fail("max_calibration_skips", "must be >= 0");
   rule.noise_factor = noise_factor;
   r.reject_unknown_keys();
   return rule;
 }
 
+EnvelopeSettings read_envelope(Reader r) {
+  EnvelopeSettings e;
+  e.replicas = r.get("replicas", e.replicas);
+  if (e.replicas < 0 || e.replicas > 16) r.fail("replicas", "must be in [0, 16] (0: floors only)");
+  e.c = r.get("c", e.c);
+  if (!(e.c >= 1 && e.c <= 1000)) r.fail("c", "must be in [1, 1000]");
+  const std::string noise = r.get<std::string>("noise", to_string(e.noise));
+  const auto model = parse_noise_model(noise);
+  if (!model) r.fail("noise", "expected \"grad\", \"init\" or \"grad+init\", got \"" + noise + "\"");
+  e.noise = *model;
+  r.reject_unknown_keys();
+  return e;
+}
+
 ToleranceTable read_tolerances(Reader r) {
   ToleranceTable table;
   const double noise_factor = r.get("noise_factor", 10.0);
+  if (!(noise_factor >= 0 && noise_factor <= 1e6)) r.fail("noise_factor", "must be in [0, 1e6]");
+  if (r.has("envelope")) table.envelope = read_envelope(r.child("envelope"));
   for (const char* precision : {"fp32", "fp16", "bf16"}) {
     if (!r.has(precision)) r.fail(precision, "missing required field (tolerances are declared per precision)");
     table.by_precision[precision] = read_rule(r.child(precision), ToleranceRule{}, noise_factor);
@@ -338,6 +362,7 @@ CaseSpec make_case(const SuiteContext& ctx, const std::string& workload, const s
   c.world_size = workload == "dataparallel" || workload == "ddp" ? s.world_size : 1;
   c.scaler = s.scaler;
   c.tolerance = ctx.tolerances.by_precision.at(precision);
+  c.envelope = ctx.tolerances.envelope;
   c.throughput = ctx.throughput;
   return c;
 }
@@ -417,6 +442,15 @@ bool needs_baseline(const CaseSpec& c) {
   return c.precision.precision() != Precision::kFp32 || c.scaler_enabled || c.variant != "correct";
 }
 
+// The baseline measures an envelope for every reduced precision compared
+// with it (an fp32 case, e.g. the exact fp32+scaler check, needs none).
+void request_envelope(CaseSpec& base, const CaseSpec& c) {
+  const Precision p = c.precision.precision();
+  if (p == Precision::kFp32 || c.envelope.replicas == 0) return;
+  auto& wanted = base.envelope_precisions;
+  if (std::find(wanted.begin(), wanted.end(), p) == wanted.end()) wanted.push_back(p);
+}
+
 void add_case(std::vector<CaseSpec>& cases, std::set<std::string>& ids, CaseSpec c, const SuiteContext& ctx,
               const std::string& where) {
   if (needs_baseline(c)) {
@@ -426,6 +460,8 @@ void add_case(std::vector<CaseSpec>& cases, std::set<std::string>& ids, CaseSpec
       ids.insert(base.id);
       cases.push_back(base);
     }
+    for (CaseSpec& existing : cases)
+      if (existing.id == base.id) request_envelope(existing, c);
   }
   c.id = make_case_id(c);
   if (ids.count(c.id)) {
@@ -538,5 +574,20 @@ Suite load_suite(const std::string& name_or_path, const std::string& device) {
 
 std::string to_string(Expect expect) { return expect == Expect::kPass ? "pass" : "fail"; }
 std::string to_string(InputMode mode) { return mode == InputMode::kCached ? "cached" : "host"; }
+
+std::string to_string(NoiseModel noise) {
+  switch (noise) {
+    case NoiseModel::kGrad: return "grad";
+    case NoiseModel::kInit: return "init";
+    case NoiseModel::kGradInit: return "grad+init";
+  }
+  return "grad";
+}
+
+std::optional<NoiseModel> parse_noise_model(const std::string& name) {
+  for (NoiseModel m : {NoiseModel::kGrad, NoiseModel::kInit, NoiseModel::kGradInit})
+    if (to_string(m) == name) return m;
+  return std::nullopt;
+}
 
 }  // namespace ampbench

@@ -197,3 +197,45 @@ TEST(Suite, ShippedSuitesLoad) {
 
 }  // namespace
 }  // namespace ampbench
+
+namespace ampbench {
+namespace {
+
+std::string with_envelope(const std::string& envelope) {
+  return R"({
+    "name": "t",
+    "models": {"mlp": {"batch": 8, "in_features": 8, "hidden": 8, "classes": 8}},
+    "matrix": {"workloads": ["plain"], "models": ["mlp"], "precisions": ["fp32", "fp16", "bf16"],
+               "optimizers": ["sgd"]},
+    "tolerances": {"fp32": {}, "fp16": {}, "bf16": {}, "envelope": )" +
+         envelope + "}}";
+}
+
+TEST(SuiteEnvelope, BaselinesMeasureAnEnvelopeForEveryPrecisionComparedWithThem) {
+  const Suite s = parse_suite(with_envelope(R"({"replicas": 2, "c": 3, "noise": "grad+init"})"), "t.json", "cpu");
+  const CaseSpec& base = s.cases.front();
+  ASSERT_TRUE(base.is_baseline());
+  EXPECT_EQ(base.envelope_precisions, (std::vector<Precision>{Precision::kFp16, Precision::kBf16}));
+  for (const CaseSpec& c : s.cases) {
+    EXPECT_EQ(c.envelope.replicas, 2);
+    EXPECT_EQ(c.envelope.c, 3);
+    EXPECT_EQ(c.envelope.noise, NoiseModel::kGradInit);
+    EXPECT_FALSE(c.perturbation);
+  }
+}
+
+TEST(SuiteEnvelope, NoReplicasMeansNoEnvelope) {
+  const Suite s = parse_suite(with_envelope(R"({"replicas": 0})"), "t.json", "cpu");
+  EXPECT_TRUE(s.cases.front().envelope_precisions.empty());
+}
+
+TEST(SuiteEnvelope, BadSettingsNameTheField) {
+  EXPECT_NE(error_of(with_envelope(R"({"replicas": -1})")).find("replicas"), std::string::npos);
+  EXPECT_NE(error_of(with_envelope(R"({"replicas": 100})")).find("replicas"), std::string::npos);
+  EXPECT_NE(error_of(with_envelope(R"({"c": 0.5})")).find("envelope.c:"), std::string::npos);
+  EXPECT_NE(error_of(with_envelope(R"({"noise": "gauss"})")).find("gauss"), std::string::npos);
+  EXPECT_NE(error_of(with_envelope(R"({"colour": 1})")).find("colour"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ampbench

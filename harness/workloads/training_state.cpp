@@ -1,6 +1,8 @@
 #include "workloads/training_state.h"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/ops/cross_entropy_loss.h>
+#include <ATen/ops/rand.h>
 #include <torch/nn/functional/loss.h>
 #include <torch/optim/adamw.h>
 #include <torch/optim/sgd.h>
@@ -51,6 +53,13 @@ std::unique_ptr<TrainingState> make_training_state(const CaseSpec& spec, const c
     s->models.push_back(make_model(spec.model, spec.sizes, spec.seed + static_cast<std::uint64_t>(i), device));
     s->optimizers.push_back(make_optimizer(spec, s->models.back()));
   }
+  if (spec.perturbation) {
+    s->noise_rng = at::make_generator<at::CPUGeneratorImpl>(spec.perturbation->seed);
+    if (spec.perturbation->noise != NoiseModel::kGrad) {
+      const torch::NoGradGuard no_grad;
+      perturb(*s, s->parameters());
+    }
+  }
   return s;
 }
 
@@ -88,8 +97,26 @@ bool forced_skip(const TrainingState& s, size_t index) {
 
 }  // namespace
 
+void perturb(TrainingState& s, const std::vector<at::Tensor>& tensors) {
+  if (!s.spec.perturbation) return;
+  const double u = s.spec.perturbation->unit_roundoff;
+  for (const at::Tensor& t : tensors) {
+    if (!t.defined()) continue;
+    // Drawn on the CPU from the replica's own generator: the same noise on
+    // every device, and nothing shared with the data or weight seeds.
+    const at::Tensor xi = at::rand(t.sizes(), s.noise_rng, at::TensorOptions().dtype(at::kFloat)) * 2 - 1;
+    t.mul_((xi * u + 1).to(t.device(), t.scalar_type()));
+  }
+}
+
 bool step_optimizer(TrainingState& s, torch::optim::Optimizer& opt, bool injected) {
   const size_t index = optimizer_index(s, opt);
+  if (s.spec.perturbation && s.spec.perturbation->noise != NoiseModel::kInit) {
+    std::vector<at::Tensor> grads;
+    for (const auto& group : opt.param_groups())
+      for (const at::Tensor& p : group.params()) grads.push_back(p.grad());
+    perturb(s, grads);
+  }
   bool stepped = false;
   if (!forced_skip(s, index) && !(injected && !s.scaler.is_enabled())) stepped = s.scaler.step(opt);
   if (s.optimizer_skipped.size() < s.optimizers.size()) s.optimizer_skipped.resize(s.optimizers.size(), false);

@@ -26,6 +26,8 @@ struct TrainingState {
   // Per optimizer: whether it skipped in the current iteration (set by
   // step_optimizer, cleared by the runner before each iteration).
   std::vector<bool> optimizer_skipped;
+  // A perturbed replica's noise source (spec.perturbation); undefined otherwise.
+  at::Generator noise_rng;
 
   Model& model() { return models.front(); }
   torch::optim::Optimizer& optimizer() { return *optimizers.front(); }
@@ -61,6 +63,11 @@ bool inject_inf_if_due(TrainingState& s);
 // spec.skip_steps: there the step is skipped, as a scaler would have.
 // Returns whether the optimizer stepped.
 bool step_optimizer(TrainingState& s, torch::optim::Optimizer& opt, bool injected);
+
+// A perturbed replica's rounding noise: multiplies every element of
+// `tensors` by (1 + u * xi), xi uniform in [-1, 1] (the relative error of one
+// round-to-nearest at unit roundoff u). No-op outside a replica.
+void perturb(TrainingState& s, const std::vector<at::Tensor>& tensors);
 
 // Applies the cosine schedule (when enabled) for the current step.
 void apply_lr_schedule(TrainingState& s);

@@ -39,7 +39,8 @@ def deviation_figure(run, workload, cases):
         return None
     conform = sum(1 for c in shown if c["conforms"])
     return _per_model(shown, _draw_deviation,
-                      f"{workload}: |loss − fp32 loss| / |fp32 loss| per step, "
+                      f"{workload}: |loss − fp32 loss| / |fp32 loss| per step against the measured "
+                      f"envelope (shaded), controls dashed, "
                       f"{conform} of {len(shown)} checks conform ({run.label})")
 
 
@@ -104,9 +105,14 @@ def _draw_deviation(ax, cases, fields, styles):
         clipped |= bool(np.any(dev < DEVIATION_FLOOR))
         dev = np.where(dev < DEVIATION_FLOOR, DEVIATION_FLOOR, dev)
         kwargs = _line_kwargs(case, fields, styles, extra=f": {verdict_text(case)}")
+        if case["expect"] == "fail":
+            kwargs["linestyle"] = "--"  # negative controls: dashed, whatever their family
         ax.plot(np.arange(len(dev)), dev, **kwargs)
         _mark_first_crossing(ax, case, dev, kwargs["color"])
-    _draw_tolerances(ax, cases)
+        if case["expect"] == "pass":
+            _draw_bound_band(ax, case)
+    if not any(_loss_bound(c) is not None for c in cases):
+        _draw_tolerances(ax, cases)  # schema 1 files: one constant per precision
     ax.set_yscale("log")
     light_log_axis(ax.yaxis)
     floor_note = f"; < {DEVIATION_FLOOR:g} drawn at {DEVIATION_FLOOR:g}" if clipped else ""
@@ -120,6 +126,31 @@ def _mark_first_crossing(ax, case, dev, color) -> None:
     if step is not None and 0 <= step < len(dev):
         ax.plot([step], [dev[step]], marker="o", markersize=7, markerfacecolor="none",
                 markeredgecolor=color, markeredgewidth=1.5, linestyle="none")
+
+
+def _loss_bound(case):
+    """The per-step bound the loss was held to (schema 2), else None."""
+    bounds = case["check"].get("bounds") or {}
+    loss = bounds.get("loss_rel") or {}
+    return loss.get("bound")
+
+
+def _draw_bound_band(ax, case) -> None:
+    """The equivalence envelope as the checker applied it: everything below
+    max(c x envelope, floor) at each step conforms."""
+    bound = _loss_bound(case)
+    if not bound:
+        return
+    values = np.array([np.nan if b is None else b for b in bound], dtype=float)
+    steps = np.arange(len(values))
+    env = case["check"].get("envelope")
+    label = (f"{case['precision']} bound: max({env['c']:g} × envelope, floor)" if env
+             else f"{case['precision']} bound (floor)")
+    ax.fill_between(steps, DEVIATION_FLOOR, values, color=precision_color(case["precision"]),
+                    alpha=0.07, linewidth=0, label=None)
+    ax.plot(steps, values, color=precision_color(case["precision"]), linewidth=0.8, alpha=0.5,
+            linestyle=":", label=label if not getattr(ax, "_bound_labelled", set()) >= {label} else None)
+    ax._bound_labelled = getattr(ax, "_bound_labelled", set()) | {label}
 
 
 def _draw_tolerances(ax, cases) -> None:

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# envelope_configs_test.sh AMPBENCH OUTDIR [SUITE] [FILTER]
+#
+# "Different hardware" on one CPU: other kernels round differently. The
+# verdict must hold whichever rounding the machine does, because each run
+# measures its own envelope. The suite (default smoke, conformance only) runs
+# in three configurations besides the default one (cli.smoke_suite_conforms):
+# one OpenMP thread (other reduction orders), oneDNN off (other matmul and
+# convolution kernels), another seed (other weights, data and noise). Each
+# must exit 0: every correct case conforms, every negative control is caught.
+set -uo pipefail
+BIN="$1" OUT="$2" SUITE="${3:-smoke}" FILTER="${4:-}"
+rm -rf "$OUT" && mkdir -p "$OUT"
+args=(run --suite "$SUITE" --device cpu --no-throughput --no-report)
+[[ -n "$FILTER" ]] && args+=(--filter "$FILTER")
+status=0
+# run_config NAME THREADS [FLAG...]
+run_config() {
+  local name="$1" threads="$2"; shift 2
+  env ${threads:+OMP_NUM_THREADS=$threads} "$BIN" "${args[@]}" "$@" --out "$OUT/$name" >"$OUT/$name.log" 2>&1
+  local rc=$?
+  local totals teeth
+  totals=$(grep -E "conforming, .* not conforming" "$OUT/$name.log" | tail -n 1)
+  teeth=$(grep -E "^teeth:" "$OUT/$name.log" | tail -n 1)
+  echo "$name: exit $rc: $totals"
+  [[ -n "$teeth" ]] && echo "  $teeth"
+  if ((rc != 0)); then
+    grep -E " (FAIL|MISSED|error) " "$OUT/$name.log" | head -n 20
+    status=1
+  fi
+}
+run_config one-thread 1
+run_config no-mkldnn "" --no-mkldnn
+run_config seed-2 "" --seed 2
+exit $status
