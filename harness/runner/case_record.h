@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "suite/case_spec.h"
+#include "workloads/engagement.h"
 
 namespace ampbench {
 
@@ -73,6 +74,7 @@ struct CaseRecord {
   // [step][optimizer]: which optimizer skipped (multi has two, each may skip
   // on its own).
   std::vector<std::vector<bool>> optimizer_skipped;
+  std::vector<Engagement> engagement;  // what the workload's mechanism did, per step
 
   // Flattened final state, kept in memory for the checker (not serialized).
   std::vector<float> initial_params;

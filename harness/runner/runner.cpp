@@ -107,6 +107,7 @@ void train_recorded(const CaseSpec& spec, const c10::Device& device, CaseRecord&
                     const std::string& dump_dir = "") {
   auto state = make_training_state(spec, device);
   TrainingState& s = *state;
+  s.record_engagement = true;
   const Workload& workload = find_workload(spec.workload);
   const SyntheticData data(data_options(spec), device);
   rec.initial_params = flatten(s.parameters());
@@ -132,6 +133,7 @@ void train_recorded(const CaseSpec& spec, const c10::Device& device, CaseRecord&
     losses.push_back(outcome.loss.to(at::kFloat));
     rec.skipped.push_back(outcome.skipped);
     rec.optimizer_skipped.push_back(s.optimizer_skipped);
+    rec.engagement.push_back(outcome.engagement);
     if (rec.grad_health) record_grad_health(s, backward_scale, *rec.grad_health);
     rec.scale.push_back(s.scaler.get_scale());
   }

@@ -70,6 +70,15 @@ struct Perturbation {
   std::uint64_t seed = 0;
 };
 
+// What each workload's mechanism must do in a correct case, or the case is
+// an error naming it (check/engagement.h): a mechanism that never engages
+// checks nothing.
+struct EngagementRule {
+  double clip_norm_min_steps = 1.0 / 3;  // fraction of steps clip_norm must clip
+  double clip_value_min_fraction = 1e-3;  // mean fraction of gradient elements clipped
+  double penalty_min_ratio = 0.01;        // mean penalty term / task loss
+};
+
 enum class InputMode { kCached, kHost };
 
 struct ThroughputSettings {
@@ -117,6 +126,7 @@ struct CaseSpec {
   Expect expect = Expect::kPass;
   ToleranceRule tolerance;
   EnvelopeSettings envelope;
+  EngagementRule engagement;
   // fp32 baselines: the precisions of the cases compared with this baseline
   // (set by the suite loader), for which the run measures an envelope.
   std::vector<Precision> envelope_precisions;

@@ -26,7 +26,10 @@ StepOutcome accumulation_step(TrainingState& s, const std::vector<Batch>& micro_
     }
   }
   s.optimizer().zero_grad();
-  return {total_loss, any_skipped};
+  Engagement engaged;
+  // Backward passes accumulated into the last optimizer step.
+  if (s.record_engagement) engaged.micro_batches = step_every_microbatch ? 1 : n;
+  return {total_loss, any_skipped, engaged};
 }
 
 }  // namespace ampbench

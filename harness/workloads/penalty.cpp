@@ -21,17 +21,20 @@ StepOutcome penalty_step(TrainingState& s, const std::vector<Batch>& batches) {
     const double inv_scale = 1.0 / s.scaler.get_scale();
     for (at::Tensor& g : grads) g = g * inv_scale;
   }
+  Engagement engaged;
   {
     PrecisionAutocast autocast(s);
     at::Tensor norm_sq = grads.front().pow(2).sum();
     for (size_t i = 1; i < grads.size(); ++i) norm_sq = norm_sq + grads[i].pow(2).sum();
-    loss = loss + norm_sq.sqrt();
+    const at::Tensor penalty = norm_sq.sqrt();
+    if (s.record_engagement) engaged.penalty_ratio = (penalty / loss).item<double>();
+    loss = loss + penalty;
   }
   s.scaler.scale(loss).backward();
   const bool injected = inject_inf_if_due(s);
   const bool stepped = step_optimizer(s, s.optimizer(), injected);
   s.scaler.update();
-  return {loss.detach(), !stepped};
+  return {loss.detach(), !stepped, engaged};
 }
 
 }  // namespace ampbench

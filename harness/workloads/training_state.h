@@ -26,6 +26,9 @@ struct TrainingState {
   // Per optimizer: whether it skipped in the current iteration (set by
   // step_optimizer, cleared by the runner before each iteration).
   std::vector<bool> optimizer_skipped;
+  // The recorded (conformance) run, not a timed one: steps also report what
+  // their mechanism did (StepOutcome::engagement), which may sync the device.
+  bool record_engagement = false;
   // A perturbed replica's noise source (spec.perturbation); undefined otherwise.
   at::Generator noise_rng;
 

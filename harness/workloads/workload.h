@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "workloads/engagement.h"
 #include "workloads/training_state.h"
 
 namespace ampbench {
@@ -15,6 +16,7 @@ namespace ampbench {
 struct StepOutcome {
   at::Tensor loss;  // detached, on the device: read after the timed region
   bool skipped = false;  // an optimizer skipped its step (inf/NaN gradients)
+  Engagement engagement;  // filled when s.record_engagement (never in timed steps)
 };
 
 using StepFn = std::function<StepOutcome(TrainingState&, const std::vector<Batch>&)>;
