@@ -1,4 +1,5 @@
 #include "env/env_fingerprint.h"
+#include "amp/float32_math.h"
 #include "core/build_info.h"
 
 #include <ATen/Context.h>
@@ -159,6 +160,11 @@ EnvFingerprint probe_environment() {
   env.compiler = build_info::compiler();
   probe_cuda(env);
   probe_git(env);
+  try {
+    env.float32_math = amp::float32_math_fingerprint();
+  } catch (const std::exception& e) {
+    env.float32_math = {{"error", e.what()}};
+  }
   return env;
 }
 
@@ -185,6 +191,7 @@ nlohmann::json to_json(const EnvFingerprint& env) {
       {"compiler", env.compiler},
       {"git_commit", env.git_commit},
       {"git_dirty", env.git_dirty},
+      {"float32_math", env.float32_math},
   };
 }
 
@@ -194,7 +201,11 @@ std::string to_text(const EnvFingerprint& env) {
   for (const auto& [key, value] : j.items()) {
     if (value.is_object()) {
       out << key << ":";
-      for (const auto& [k, v] : value.items()) out << " " << k << "=" << (v.get<bool>() ? "on" : "off");
+      for (const auto& [k, v] : value.items()) {
+        out << " " << k << "=";
+        if (v.is_boolean()) out << (v.get<bool>() ? "on" : "off");
+        else out << (v.is_string() ? v.get<std::string>() : v.dump());
+      }
       out << "\n";
     } else {
       out << key << ": " << (value.is_string() ? value.get<std::string>() : value.dump()) << "\n";

@@ -36,6 +36,10 @@ struct EnvFingerprint {
   std::string compiler;
   std::string git_commit = "none";
   bool git_dirty = false;
+  // Float32 math (amp/float32_math.h): the process defaults, the settings
+  // every case runs under, cuBLAS's reduced-precision reduction flags and
+  // the TF32 environment overrides that are set.
+  nlohmann::json float32_math;
 };
 
 // Probes the machine. Never throws: a field that cannot be read is "none".

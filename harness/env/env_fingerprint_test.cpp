@@ -15,12 +15,24 @@ TEST(EnvFingerprint, JsonHasEveryField) {
   const nlohmann::json j = to_json(probe_environment());
   for (const char* key : {"host", "os", "cpu_model", "cpu_cores", "device", "gpu_name", "gpu_count",
                           "compute_capability", "driver", "cuda_runtime", "cudnn", "nccl",
-                          "libtorch_version", "torch_build", "compiler", "git_commit", "git_dirty"}) {
+                          "libtorch_version", "torch_build", "compiler", "git_commit", "git_dirty",
+                          "float32_math"}) {
     EXPECT_TRUE(j.contains(key)) << "missing " << key;
   }
   for (const char* key : {"cuda", "distributed", "gloo", "nccl"}) {
     EXPECT_TRUE(j["torch_build"][key].is_boolean()) << "torch_build." << key;
   }
+}
+
+TEST(EnvFingerprint, RecordsTheFloat32MathCasesRunUnder) {
+  const EnvFingerprint env = probe_environment();
+  const nlohmann::json& f = env.float32_math;
+  ASSERT_TRUE(f.contains("in_cases")) << f.dump();
+  EXPECT_EQ(f["in_cases"]["precision"]["cuda.conv"], "ieee");
+  EXPECT_EQ(f["in_cases"]["precision"]["cuda.matmul"], "ieee");
+  EXPECT_TRUE(f["in_cases_ieee"].get<bool>());
+  EXPECT_TRUE(f["process_default"]["cublas_reduction"].contains("bf16"));
+  EXPECT_NE(to_text(env).find("float32_math:"), std::string::npos);
 }
 
 TEST(EnvFingerprint, ReportsTheLinkedLibTorch) {
