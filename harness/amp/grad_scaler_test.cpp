@@ -303,7 +303,9 @@ TEST_P(GradScalerTest, UnscaleKernelSupportMatchesATen) {
       ran = false;
     }
     EXPECT_EQ(ran, unscale_kernel_supports(device_.type(), dtype)) << dtype << " on " << device_;
-    if (ran) EXPECT_EQ(grads[0].item<float>(), 2.0f) << dtype;
+    if (ran) {
+      EXPECT_EQ(grads[0].item<float>(), 2.0f) << dtype;
+    }
   }
 }
 

@@ -26,6 +26,10 @@ struct TrainingState {
   // Per optimizer: whether it skipped in the current iteration (set by
   // step_optimizer, cleared by the runner before each iteration).
   std::vector<bool> optimizer_skipped;
+  // A workload's own per-case objects (ddp: its DdpReplica and c10d Reducer),
+  // owned here so they die with the case. Declared last: destroyed first,
+  // before the models whose gradients they hook.
+  std::shared_ptr<void> workload_extension;
 
   Model& model() { return models.front(); }
   torch::optim::Optimizer& optimizer() { return *optimizers.front(); }
