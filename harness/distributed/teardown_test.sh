@@ -18,7 +18,8 @@ cat "$OUT.stdout"
 for r in 0 1; do
   log="$OUT/rank$r.log"
   [[ -f "$log" ]] || fail "no log $log"
-  tail -n 1 "$log" | grep -q "^ampbench: rank $r of 2: process group (gloo) shut down$" ||
-    { tail -n 5 "$log" >&2; fail "rank $r's log does not end with its process-group shutdown line"; }
+  # After the run's last line (its results path), not merely somewhere.
+  sed -n '/^results: /,$p' "$log" | grep -q "^ampbench: rank $r of 2: process group (gloo) shut down$" ||
+    { tail -n 5 "$log" >&2; fail "rank $r's log has no process-group shutdown line after its results"; }
 done
 echo "ok: both ranks shut their process group down explicitly and the run exited 0"
