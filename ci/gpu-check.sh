@@ -112,7 +112,33 @@ configure() {
 }
 
 write_env() {
-  "$BUILD/ampbench" env --json >"$WORK/env.json" && cat "$WORK/env.json"
+  "$BUILD/ampbench" env --json >"$WORK/env.json" && cat "$WORK/env.json" || return 1
+  # The NCCL version must read as one (the H200's first run said 859176.96.9).
+  [[ "$DEVICE" != cuda ]] || "$PY" - "$WORK/env.json" <<'PY'
+import json, re, sys
+nccl = json.load(open(sys.argv[1]))["nccl"]
+sys.exit(0 if re.fullmatch(r"[1-9]\.\d{1,2}\.\d{1,3}", nccl) else f"env.json: nccl {nccl!r} is not a version")
+PY
+}
+
+# Qualification, then: every results file says its cases ran in IEEE float32
+# (so the fp32 CNN baselines are IEEE, not cuDNN's default TF32).
+run_qualify() {
+  local status=0
+  "$BUILD/ampbench" qualify --device "$DEVICE" --out "$WORK/qualify" || status=$?
+  "$PY" - "$WORK/qualify" <<'PY' || status=1
+import json, pathlib, sys
+files = sorted(pathlib.Path(sys.argv[1]).glob("*/results.json"))
+if not files:
+    sys.exit("no results.json under " + sys.argv[1])
+for f in files:
+    math = json.load(open(f))["env"].get("float32_math", {})
+    conv = math.get("in_cases", {}).get("precision", {}).get("cuda.conv")
+    print(f"{f}: float32 in cases IEEE: {math.get('in_cases_ieee')}, cuda.conv {conv}")
+    if math.get("in_cases_ieee") is not True or conv != "ieee":
+        sys.exit(f"{f}: the cases did not run in IEEE float32")
+PY
+  return "$status"
 }
 
 run_distributed() {
@@ -143,7 +169,7 @@ make_archive() {
 }
 
 export ROOT PY DEVICE BUILD WORK OUT JOBS deps summary
-export -f check_deps configure write_env run_distributed run_benches make_archive
+export -f check_deps configure write_env run_qualify run_distributed run_benches make_archive
 
 line "start $(date -u +%FT%TZ) device $DEVICE, budget $BUDGET s, $JOBS jobs, outputs $WORK"
 stage deps 30 "$deps" -- check_deps || { ((DRY)) || { stage archive 60 "" -- make_archive; exit 1; }; }
@@ -153,8 +179,7 @@ stage env 30 "$WORK/env.json" -- write_env
 # At most 8 tests at once: they share one GPU.
 stage ctest 180 "JUnit ctest-junit.xml" -- ctest --test-dir "$BUILD" -j "$((JOBS < 8 ? JOBS : 8))" -E "$CTEST_EXCLUDE" --timeout 170 \
   --output-on-failure --output-junit "$WORK/ctest-junit.xml"
-stage qualify 240 "qualify/ (conformance, throughput, ceilings, report)" -- \
-  "$BUILD/ampbench" qualify --device "$DEVICE" --out "$WORK/qualify"
+stage qualify 240 "qualify/ (conformance, throughput, ceilings, report; cases in IEEE fp32)" -- run_qualify
 stage distributed 120 "DDP over $([[ $DEVICE == cuda ]] && echo NCCL || echo Gloo), exit 0, explicit teardown" -- run_distributed
 stage bench 90 "Google Benchmark JSON" -- run_benches
 ((failed)) && verdict=FAIL || verdict=ok
