@@ -309,6 +309,21 @@ TEST_P(GradScalerTest, UnscaleKernelSupportMatchesATen) {
   }
 }
 
+// The refusal path of the cuda instantiation above, exercised without a GPU:
+// the meta device has no bfloat16 unscale kernel either.
+TEST(UnscaleKernelSupport, RefusalComesBeforeAnyGroupIsUnscaled) {
+  GradScaler scaler(GradScalerOptions().init_scale(128.0));
+  scaler.scale(at::ones({}));
+  const at::Tensor cpu_param = at::zeros({1}).requires_grad_();
+  cpu_param.mutable_grad() = at::full({1}, 256.0f);
+  const at::Tensor meta_param = at::zeros({2}, at::TensorOptions().device(at::kMeta).dtype(at::kBFloat16));
+  meta_param.requires_grad_();
+  meta_param.mutable_grad() = at::empty({2}, meta_param.options());
+  torch::optim::SGD opt({cpu_param, meta_param}, torch::optim::SGDOptions(1.0));
+  AMPBENCH_EXPECT_ERROR(scaler.unscale_(opt), c10::NotImplementedError, "cannot unscale BFloat16 gradients on meta");
+  EXPECT_EQ(cpu_param.grad().item<float>(), 256.0f) << "the float32 group was unscaled before the refusal";
+}
+
 TEST(UnscaleKernelSupport, Bfloat16OnlyOnCpu) {
   // The CUDA answers are checked against ATen by the cuda instantiation of
   // UnscaleKernelSupportMatchesATen; here they are pinned without a GPU.
