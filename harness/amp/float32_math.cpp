@@ -51,11 +51,18 @@ const char* reduction_name(at::CuBLASReductionOption option) {
 }
 
 // The legacy getters TORCH_CHECK that the two APIs agree; a process where
-// they do not is recorded as such instead of failing the fingerprint.
-template <typename F>
-std::string legacy_or_mixed(F read) {
+// they do not reads as "mixed" instead of failing.
+std::string legacy_matmul_precision(const at::Context& ctx) {
   try {
-    return read();
+    return matmul_precision_name(ctx.float32MatmulPrecision());
+  } catch (const c10::Error&) {
+    return "mixed";
+  }
+}
+
+std::string legacy_cudnn_allow_tf32(const at::Context& ctx) {
+  try {
+    return ctx.allowTF32CuDNN() ? "true" : "false";
   } catch (const c10::Error&) {
     return "mixed";
   }
@@ -72,9 +79,11 @@ bool Float32Settings::all_ieee() const {
 Float32Settings current_float32_settings() {
   const at::Context& ctx = at::globalContext();
   Float32Settings s;
-  for (const Slot& slot : kSlots) s.precision[slot.key] = at::precision2str(ctx.float32Precision(slot.backend, slot.op));
-  s.legacy_matmul_precision = legacy_or_mixed([&] { return std::string(matmul_precision_name(ctx.float32MatmulPrecision())); });
-  s.legacy_cudnn_allow_tf32 = legacy_or_mixed([&] { return std::string(ctx.allowTF32CuDNN() ? "true" : "false"); });
+  for (const Slot& slot : kSlots) {
+    s.precision[slot.key] = at::precision2str(ctx.float32Precision(slot.backend, slot.op));
+  }
+  s.legacy_matmul_precision = legacy_matmul_precision(ctx);
+  s.legacy_cudnn_allow_tf32 = legacy_cudnn_allow_tf32(ctx);
   s.fp16_reduction_cublas = reduction_name(ctx.allowFP16ReductionCuBLAS());
   s.bf16_reduction_cublas = reduction_name(ctx.allowBF16ReductionCuBLAS());
   for (const char* name : {"NVIDIA_TF32_OVERRIDE", "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE"}) {
@@ -113,9 +122,9 @@ Float32MathGuard::Float32MathGuard(Float32Math math) {
   const auto tf32_now = [&](const char* key) {
     return previous_precision_.at(key) == static_cast<int>(at::Float32Precision::TF32);
   };
-  previous_matmul_precision_ = legacy_or_mixed([&] { return std::string(matmul_precision_name(ctx.float32MatmulPrecision())); });
+  previous_matmul_precision_ = legacy_matmul_precision(ctx);
   if (previous_matmul_precision_ == "mixed") previous_matmul_precision_ = tf32_now("cuda.matmul") ? "high" : "highest";
-  const std::string cudnn = legacy_or_mixed([&] { return std::string(ctx.allowTF32CuDNN() ? "true" : "false"); });
+  const std::string cudnn = legacy_cudnn_allow_tf32(ctx);
   previous_cudnn_tf32_ = cudnn == "mixed" ? tf32_now("cuda.conv") : cudnn == "true";
 
   const bool tf32 = math == Float32Math::kTf32;
@@ -136,11 +145,13 @@ Float32MathGuard::~Float32MathGuard() {
   try {
     at::Context& ctx = at::globalContext();
     // Legacy first (each legacy setter also writes new-API entries), then the
-    // per-op values exactly as they were.
+    // effective per-op values as they were.
     ctx.setFloat32MatmulPrecision(previous_matmul_precision_);
     ctx.setAllowTF32CuDNN(previous_cudnn_tf32_);
-    for (const Slot& slot : kSlots)
-      ctx.setFloat32Precision(slot.backend, slot.op, static_cast<at::Float32Precision>(previous_precision_.at(slot.key)));
+    for (const Slot& slot : kSlots) {
+      const auto previous = static_cast<at::Float32Precision>(previous_precision_.at(slot.key));
+      ctx.setFloat32Precision(slot.backend, slot.op, previous);
+    }
   } catch (const std::exception& e) {
     std::cerr << "ampbench: warning: could not restore the float32 math settings: " << e.what() << "\n";
   }
