@@ -29,7 +29,7 @@ struct TrainingState {
   // A workload's own per-case objects (ddp: its DdpReplica and c10d Reducer),
   // owned here so they die with the case. Declared last: destroyed first,
   // before the models whose gradients they hook.
-  std::shared_ptr<void> workload_extension;
+  std::shared_ptr<void> workload_extension = nullptr;  // (initializer: aggregate init may omit it)
 
   Model& model() { return models.front(); }
   torch::optim::Optimizer& optimizer() { return *optimizers.front(); }
