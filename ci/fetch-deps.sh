@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fills .deps/ (git-ignored) with the build dependencies that Debian packages
-# provide (GoogleTest, Google Benchmark, nlohmann/json, CLI11), extracted from
+# provide (GoogleTest, Google Benchmark, nlohmann/json, CLI11, and Gloo's
+# headers, which c10d's ProcessGroupGloo.hpp includes), extracted from
 # their .deb files, so a GPU machine without apt or internet can build:
 #   ci/fetch-deps.sh            # on a machine with apt
 #   (carry .deps/ along)        # e.g. the device tool's `carry`
@@ -8,7 +9,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DEPS="$ROOT/.deps"
-PACKAGES=(libgtest-dev libgmock-dev googletest libbenchmark-dev libbenchmark1debian nlohmann-json3-dev libcli11-dev)
+PACKAGES=(libgtest-dev libgmock-dev googletest libbenchmark-dev libbenchmark1debian nlohmann-json3-dev libcli11-dev libgloo-dev)
 rm -rf "$DEPS" && mkdir -p "$DEPS/debs" "$DEPS/root"
 cd "$DEPS/debs"
 for p in "${PACKAGES[@]}"; do
@@ -16,4 +17,8 @@ for p in "${PACKAGES[@]}"; do
 done
 for deb in *.deb; do dpkg -x "$deb" "$DEPS/root"; done
 rm -rf "$DEPS/debs"
+# What the build will look for there (ci/gpu-check.sh points CMake at it).
+for f in include/nlohmann/json.hpp include/gloo/algorithm.h include/CLI/CLI.hpp include/gtest/gtest.h; do
+  [[ -f "$DEPS/root/usr/$f" ]] || { echo "fetch-deps: error: $f missing from the extracted packages" >&2; exit 1; }
+done
 echo "fetch-deps: $(du -sh "$DEPS" | cut -f1) in $DEPS"

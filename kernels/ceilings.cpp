@@ -8,7 +8,7 @@
 #include <ATen/ops/randn.h>
 #include <c10/core/DeviceGuard.h>
 #include <c10/util/Exception.h>
-#include <nlohmann/json.hpp>
+#include "core/json.h"  // nlohmann/json, version-checked
 #include <torch/cuda.h>
 
 #include <algorithm>

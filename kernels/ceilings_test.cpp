@@ -3,7 +3,7 @@
 #include <ATen/Context.h>
 #include <c10/util/Exception.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
+#include "core/json.h"  // nlohmann/json, version-checked
 #include <torch/cuda.h>
 
 #include <cmath>

@@ -6,7 +6,7 @@
 #include <c10/util/BFloat16.h>
 #include <c10/util/Exception.h>
 #include <c10/util/Half.h>
-#include <nlohmann/json.hpp>
+#include "core/json.h"  // nlohmann/json, version-checked
 
 #ifdef AMPBENCH_KERNELS_CUDA
 #include "kernels/grad_health_cuda.h"

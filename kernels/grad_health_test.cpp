@@ -5,7 +5,7 @@
 #include <c10/util/BFloat16.h>
 #include <c10/util/Exception.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
+#include "core/json.h"  // nlohmann/json, version-checked
 #include <torch/cuda.h>
 
 #include <algorithm>

@@ -63,7 +63,17 @@ at::Tensor grad_to_unscale(const at::Tensor& param) {
   // signal fp16 master weights, which mixed precision does not use.
   TORCH_CHECK_VALUE(grad.scalar_type() != at::kHalf, "Attempting to unscale FP16 gradients.");
   // A sparse gradient's inf/NaN live in its values; unscaling them is enough.
-  return grad.is_sparse() ? grad._values() : grad;
+  const at::Tensor& values = grad.is_sparse() ? grad._values() : grad;
+  // Where ATen has no kernel for the dtype, Python's GradScaler raises (from
+  // inside the kernel, after unscaling earlier groups); this refuses before
+  // any gradient is touched, and says why.
+  TORCH_CHECK_NOT_IMPLEMENTED(unscale_kernel_supports(values.device().type(), values.scalar_type()),
+                              "GradScaler: cannot unscale ", values.scalar_type(), " gradients on ",
+                              values.device().type(),
+                              ": ATen's _amp_foreach_non_finite_check_and_unscale_ has no such kernel there "
+                              "(torch.amp.GradScaler fails the same way). bfloat16 needs no loss scaling: "
+                              "run bf16 without a scaler, or keep float32 parameters under bf16 autocast.");
+  return values;
 }
 
 std::vector<GradGroup> group_grads(const torch::optim::Optimizer& optimizer) {
@@ -86,6 +96,14 @@ std::vector<GradGroup> group_grads(const torch::optim::Optimizer& optimizer) {
 }
 
 }  // namespace
+
+bool unscale_kernel_supports(at::DeviceType device_type, at::ScalarType dtype) {
+  // AmpKernels.cu dispatches AT_DISPATCH_FLOATING_TYPES_AND_HALF; the CPU
+  // kernel adds bfloat16 (torch 2.11, the pinned version).
+  const bool floating = dtype == at::kFloat || dtype == at::kDouble || dtype == at::kHalf;
+  if (device_type == at::kCPU) return floating || dtype == at::kBFloat16;
+  return floating;
+}
 
 bool GradScalerState::operator==(const GradScalerState& other) const {
   return scale == other.scale && growth_factor == other.growth_factor &&

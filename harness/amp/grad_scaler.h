@@ -50,6 +50,13 @@ struct GradScalerState {
 void to_json(nlohmann::json& j, const GradScalerState& state);
 void from_json(const nlohmann::json& j, GradScalerState& state);
 
+// Whether ATen's unscale kernel (_amp_foreach_non_finite_check_and_unscale_)
+// takes `dtype` gradients on `device_type`: float32/float64/float16
+// everywhere, bfloat16 on CPU only (CUDA has no bfloat16 kernel). unscale_()
+// refuses the others with c10::NotImplementedError, as torch.amp.GradScaler
+// fails on them (NotImplementedError from the kernel).
+bool unscale_kernel_supports(at::DeviceType device_type, at::ScalarType dtype);
+
 class GradScaler {
  public:
   explicit GradScaler(GradScalerOptions options = {});
@@ -65,7 +72,8 @@ class GradScaler {
 
   // Divides the optimizer's gradients by the scale in place and records
   // whether any is inf/NaN. At most once per optimizer per iteration, before
-  // step(). Refuses float16 gradients.
+  // step(). Refuses float16 gradients, and gradients ATen's kernel cannot take
+  // (bfloat16 on CUDA: see unscale_kernel_supports) before touching any.
   void unscale_(torch::optim::Optimizer& optimizer);
 
   // Unscales (if unscale_ was not called) and runs optimizer.step() unless a

@@ -80,9 +80,13 @@ TEST_P(GradScalerTest, ScaleMultipliesOnTheOutputsDevice) {
   EXPECT_EQ(scaler.get_scale(), 4.0);  // before the scale tensor exists
   EXPECT_TRUE(at::equal(scaler.scale(tensor({1.5f, -2.0f})), tensor({6.0f, -8.0f})));
   // A float16 loss stays float16: the float32 scale is a 0-dim tensor.
-  const at::Tensor half = scaler.scale(tensor({0.5f}, at::kHalf));
+  const at::Tensor half_input = tensor({0.5f}, at::kHalf);
+  const at::Tensor half = scaler.scale(half_input);
   EXPECT_EQ(half.scalar_type(), at::kHalf);
-  EXPECT_EQ(half.device(), device_);
+  // On the input's device, index included ("cuda" names the current device;
+  // the tensor's own device is e.g. cuda:0).
+  EXPECT_EQ(half.device().type(), device_.type());
+  EXPECT_EQ(half.device(), half_input.device());
   EXPECT_EQ(half.item<float>(), 2.0f);
   const auto outputs = scaler.scale(std::vector<at::Tensor>{tensor({1.0f}), tensor({2.0f})});
   EXPECT_TRUE(at::equal(outputs[0], tensor({4.0f})));
@@ -256,17 +260,80 @@ TEST_P(GradScalerTest, ParametersWithoutGradientsAreIgnored) {
   EXPECT_FALSE(without_grad.grad().defined());
 }
 
-TEST_P(GradScalerTest, Bfloat16GradientsAreUnscaled) {
+// What torch.amp.GradScaler does with bfloat16 gradients depends on the
+// device: on CPU it unscales them, on CUDA it raises NotImplementedError
+// (ATen has no bfloat16 CUDA unscale kernel; reference/python/tests/
+// test_grad_scaler_bf16.py shows both). The C++ scaler does the same, and
+// where it refuses it does so before touching any gradient.
+TEST_P(GradScalerTest, Bfloat16GradientsAreUnscaledWhereTorchAmpGradScalerUnscalesThem) {
   GradScaler scaler(GradScalerOptions().init_scale(128.0));
   start(scaler);
   const at::Tensor p = param({0.0f, 0.0f}, at::kBFloat16);
   const at::Tensor q = param({0.0f});  // a float32 group beside the bfloat16 one
-  auto opt = sgd({p, q});
+  auto opt = sgd({q, p});              // the float32 group first: it must not be unscaled alone
   set_grad(p, tensor({128.0f, 256.0f}, at::kBFloat16));
+  if (!unscale_kernel_supports(device_.type(), at::kBFloat16)) {
+    ASSERT_TRUE(device_.is_cuda());
+    set_grad(q, tensor({256.0f}));
+    AMPBENCH_EXPECT_ERROR(scaler.unscale_(*opt), c10::NotImplementedError,
+                          "cannot unscale BFloat16 gradients on cuda");
+    EXPECT_TRUE(at::equal(q.grad(), tensor({256.0f})));
+    EXPECT_TRUE(at::equal(p.grad(), tensor({128.0f, 256.0f}, at::kBFloat16)));
+    AMPBENCH_EXPECT_ERROR(scaler.step(*opt), c10::NotImplementedError, "bfloat16 needs no loss scaling");
+    EXPECT_TRUE(at::equal(p.detach(), tensor({0.0f, 0.0f}, at::kBFloat16)));  // no step either
+    return;
+  }
   set_grad(q, tensor({kInf}));
   scaler.unscale_(*opt);
   EXPECT_TRUE(at::equal(p.grad(), tensor({1.0f, 2.0f}, at::kBFloat16)));
   EXPECT_FALSE(scaler.step(*opt));  // the inf in the other dtype group counts
+}
+
+// unscale_kernel_supports is the scaler's statement about ATen; on each
+// device, ATen's kernel must agree with it dtype by dtype.
+TEST_P(GradScalerTest, UnscaleKernelSupportMatchesATen) {
+  for (const at::ScalarType dtype : {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16}) {
+    std::vector<at::Tensor> grads = {tensor({4.0f}, dtype)};
+    at::Tensor found_inf = tensor({0.0f}).squeeze();
+    const at::Tensor inv_scale = tensor({0.5f}).squeeze();
+    bool ran = true;
+    try {
+      at::_amp_foreach_non_finite_check_and_unscale_(grads, found_inf, inv_scale);
+    } catch (const c10::NotImplementedError&) {
+      ran = false;
+    }
+    EXPECT_EQ(ran, unscale_kernel_supports(device_.type(), dtype)) << dtype << " on " << device_;
+    if (ran) {
+      EXPECT_EQ(grads[0].item<float>(), 2.0f) << dtype;
+    }
+  }
+}
+
+// The refusal path of the cuda instantiation above, exercised without a GPU:
+// the meta device has no bfloat16 unscale kernel either.
+TEST(UnscaleKernelSupport, RefusalComesBeforeAnyGroupIsUnscaled) {
+  GradScaler scaler(GradScalerOptions().init_scale(128.0));
+  scaler.scale(at::ones({}));
+  const at::Tensor cpu_param = at::zeros({1}).requires_grad_();
+  cpu_param.mutable_grad() = at::full({1}, 256.0f);
+  const at::Tensor meta_param = at::zeros({2}, at::TensorOptions().device(at::kMeta).dtype(at::kBFloat16));
+  meta_param.requires_grad_();
+  meta_param.mutable_grad() = at::empty({2}, meta_param.options());
+  torch::optim::SGD opt({cpu_param, meta_param}, torch::optim::SGDOptions(1.0));
+  AMPBENCH_EXPECT_ERROR(scaler.unscale_(opt), c10::NotImplementedError, "cannot unscale BFloat16 gradients on meta");
+  EXPECT_EQ(cpu_param.grad().item<float>(), 256.0f) << "the float32 group was unscaled before the refusal";
+}
+
+TEST(UnscaleKernelSupport, Bfloat16OnlyOnCpu) {
+  // The CUDA answers are checked against ATen by the cuda instantiation of
+  // UnscaleKernelSupportMatchesATen; here they are pinned without a GPU.
+  EXPECT_TRUE(unscale_kernel_supports(at::kCPU, at::kBFloat16));
+  EXPECT_FALSE(unscale_kernel_supports(at::kCUDA, at::kBFloat16));
+  for (const at::DeviceType device : {at::kCPU, at::kCUDA}) {
+    EXPECT_TRUE(unscale_kernel_supports(device, at::kFloat));
+    EXPECT_TRUE(unscale_kernel_supports(device, at::kHalf));
+    EXPECT_FALSE(unscale_kernel_supports(device, at::kInt));
+  }
 }
 
 TEST_P(GradScalerTest, Float16GradientsAreRefused) {

@@ -74,6 +74,9 @@ bool make_report(const std::vector<std::string>& results_paths, const std::strin
 }
 
 int run_suite(const RunArgs& args) {
+  // Declared first, so destroyed last: the process group (NCCL) is shut down
+  // inside main(), after every case's Reducer, not at static destruction.
+  const distributed::ProcessContextScope process_group;
   std::string device;
   Suite suite;
   try {

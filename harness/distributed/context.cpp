@@ -165,6 +165,36 @@ bool is_multi_rank() {
   return process_context && process_context->world_size > 1;
 }
 
+bool has_process_context() {
+  std::lock_guard<std::mutex> lock(process_mutex);
+  return process_context != nullptr;
+}
+
+std::string shutdown_process_context() {
+  std::shared_ptr<Context> context;
+  {
+    std::lock_guard<std::mutex> lock(process_mutex);
+    context = std::move(process_context);
+    process_context.reset();
+  }
+  if (!context) return "";
+  const std::string what = "rank " + std::to_string(context->rank) + " of " + std::to_string(context->world_size) +
+                           ": process group (" + context->backend + ") shut down";
+  if (context->group) context->group->shutdown();
+  context->group.reset();
+  context->store.reset();
+  return what;
+}
+
+ProcessContextScope::~ProcessContextScope() {
+  try {
+    const std::string what = shutdown_process_context();
+    if (!what.empty()) std::cout << "ampbench: " << what << std::endl;
+  } catch (const std::exception& e) {
+    std::cerr << "ampbench: warning: shutting the process group down failed: " << e.what() << std::endl;
+  }
+}
+
 ScopedContext::ScopedContext(std::shared_ptr<Context> context) : previous_(std::move(thread_context)) {
   thread_context = std::move(context);
 }

@@ -74,6 +74,28 @@ void set_process_context(std::shared_ptr<Context> context);
 // several ranks).
 bool is_multi_rank();
 
+// Whether a process-wide context exists (installed or lazily made).
+bool has_process_context();
+
+// Tears the process-wide context down now: ProcessGroup::shutdown() (NCCL
+// destroys its communicators while CUDA is still up, as
+// torch.distributed.destroy_process_group does), then drops the group and
+// the store. Returns a line saying what was shut down, or "" when there was
+// no context. Call it after every case (and so every Reducer) is gone.
+std::string shutdown_process_context();
+
+// Scopes the process-wide context to a command (`ampbench run`): on exit it
+// shuts the context down and prints the line (rank logs end with it), so
+// nothing torch-owned is left for static destruction, where the CUDA
+// runtime may already be unloaded.
+class ProcessContextScope {
+ public:
+  ProcessContextScope() = default;
+  ~ProcessContextScope();
+  ProcessContextScope(const ProcessContextScope&) = delete;
+  ProcessContextScope& operator=(const ProcessContextScope&) = delete;
+};
+
 // Makes `context` this thread's context for the guard's lifetime (tests run
 // several ranks as threads of one process).
 class ScopedContext {

@@ -1,8 +1,9 @@
 // The DdpReplica of a TrainingState: built on the state's first DDP step
-// (broadcast from rank 0, Reducer over its model's parameters) and reused by
-// every later step of that state. TrainingState stays workload-agnostic; the
-// replica lives here, keyed by the state and its model (so a new state at a
-// recycled address never inherits a stale Reducer).
+// (broadcast from rank 0, Reducer over its model's parameters), reused by
+// every later step of that state, and owned by the state
+// (TrainingState::workload_extension), so the Reducer is destroyed with the
+// case, inside main(), and never at static destruction (where CUDA may be
+// gone: the H200's "driver shutting down" abort). No process-wide registry.
 #pragma once
 
 #include "distributed/ddp_reducer.h"
@@ -10,6 +11,8 @@
 
 namespace ampbench::distributed {
 
+// The state's replica; a new one when the state has none or its model was
+// replaced. Only the ddp workload may use state.workload_extension.
 DdpReplica& ddp_replica_for(TrainingState& state);
 
 }  // namespace ampbench::distributed

@@ -8,6 +8,7 @@
 #include <torch/nn/functional/loss.h>
 #include <torch/utils.h>
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 
 #include <chrono>
 #include <cmath>
@@ -17,6 +18,7 @@
 #include "distributed/context.h"
 #include "distributed/data_parallel.h"
 #include "distributed/ddp_reducer.h"
+#include "distributed/ddp_registry.h"
 #include "models/mlp.h"
 #include "runner/runner.h"
 #include "workloads/workload.h"
@@ -202,6 +204,37 @@ TEST(Ddp, ReducerLaunchesBucketAllReducesDuringBackward) {
     for (double ms : t.launch_ms) std::cout << " " << ms;
     std::cout << " ms after backward began; backward returned at " << t.returned_ms << " ms\n";
   }
+}
+
+// Teardown: the Reducer belongs to the case's TrainingState and the process
+// group is shut down explicitly, so nothing torch-owned is left for static
+// destruction (each test runs in its own process: gtest_discover_tests).
+TEST(DdpTeardown, TheReplicaBelongsToItsTrainingStateAndDiesWithIt) {
+  auto ctx = distributed::make_context(c10::make_intrusive<c10d::HashStore>(), 0, 1, 0, false, std::chrono::seconds(60));
+  distributed::ScopedContext scoped(ctx);
+  const auto group_refs = ctx->group.use_count();
+  const CaseSpec spec = mlp_case("ddp", Precision::kFp32, 8);
+  auto state = make_training_state(spec, c10::Device(c10::kCPU));
+  distributed::DdpReplica& replica = distributed::ddp_replica_for(*state);
+  EXPECT_EQ(&distributed::ddp_replica_for(*state), &replica) << "a later step must reuse the replica";
+  EXPECT_GT(ctx->group.use_count(), group_refs) << "the Reducer holds the process group";
+  const std::weak_ptr<void> owned = state->workload_extension;
+  ASSERT_FALSE(owned.expired());
+  state.reset();
+  EXPECT_TRUE(owned.expired()) << "something besides the TrainingState keeps the DdpReplica alive";
+  EXPECT_EQ(ctx->group.use_count(), group_refs) << "a Reducer outlived its TrainingState";
+}
+
+TEST(DdpTeardown, AfterACaseShutdownLeavesNothingForStaticDestruction) {
+  ASSERT_FALSE(distributed::has_process_context());
+  run_case(mlp_case("ddp", Precision::kFp32, 8));  // lazily makes the process's world of one
+  ASSERT_TRUE(distributed::has_process_context());
+  const c10::weak_intrusive_ptr<c10d::ProcessGroup> group(distributed::current().group);
+  const std::string what = distributed::shutdown_process_context();
+  EXPECT_EQ(what, "rank 0 of 1: process group (gloo) shut down");
+  EXPECT_FALSE(distributed::has_process_context());
+  EXPECT_TRUE(group.expired()) << "the process group outlived the shutdown (a Reducer or case still holds it)";
+  EXPECT_EQ(distributed::shutdown_process_context(), "");  // nothing left, and idempotent
 }
 
 }  // namespace

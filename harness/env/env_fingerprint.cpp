@@ -1,4 +1,5 @@
 #include "env/env_fingerprint.h"
+#include "amp/float32_math.h"
 #include "core/build_info.h"
 
 #include <ATen/Context.h>
@@ -12,6 +13,7 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include <sys/utsname.h>
@@ -110,8 +112,7 @@ void probe_cuda(EnvFingerprint& env) {
   } catch (const std::exception&) {
   }
   try {
-    // NCCL encodes versions >= 2.9 as major*10000 + minor*100 + patch.
-    env.nccl = version_triplet(static_cast<long>(torch::cuda::nccl::version()), 10000, 100);
+    env.nccl = nccl_version_from_torch(torch::cuda::nccl::version());
   } catch (const std::exception&) {
   }
   // The driver's own version string (e.g. 580.95.05) is more useful than the
@@ -133,6 +134,21 @@ void probe_git(EnvFingerprint& env) {
 
 }  // namespace
 
+std::string nccl_version_from_torch(std::uint64_t packed) {
+  // Not NCCL's decimal code: torch packs NCCL_MAJOR/MINOR/PATCH into bit
+  // fields (torch/csrc/cuda/nccl.cpp), which the decimal decoding read as
+  // "859176.96.9" on the H200 (evidence env.json).
+  if (packed == 0) return "none";  // LibTorch without NCCL
+  return std::to_string(packed >> 32) + "." + std::to_string((packed >> 16) & 0xffff) + "." +
+         std::to_string(packed & 0xffff);
+}
+
+std::string nccl_version_from_code(long code) {
+  if (code < 100) throw std::invalid_argument("NCCL version code " + std::to_string(code) + " is below 100 (0.1.0)");
+  // NCCL 2.9 widened the minor field (nccl.h: NCCL_VERSION(X,Y,Z)).
+  return version_triplet(code, code >= 10000 ? 10000 : 1000, 100);
+}
+
 EnvFingerprint probe_environment() {
   EnvFingerprint env;
   env.host = host_name();
@@ -144,6 +160,11 @@ EnvFingerprint probe_environment() {
   env.compiler = build_info::compiler();
   probe_cuda(env);
   probe_git(env);
+  try {
+    env.float32_math = amp::float32_math_fingerprint();
+  } catch (const std::exception& e) {
+    env.float32_math = {{"error", e.what()}};
+  }
   return env;
 }
 
@@ -170,6 +191,7 @@ nlohmann::json to_json(const EnvFingerprint& env) {
       {"compiler", env.compiler},
       {"git_commit", env.git_commit},
       {"git_dirty", env.git_dirty},
+      {"float32_math", env.float32_math},
   };
 }
 
@@ -179,7 +201,11 @@ std::string to_text(const EnvFingerprint& env) {
   for (const auto& [key, value] : j.items()) {
     if (value.is_object()) {
       out << key << ":";
-      for (const auto& [k, v] : value.items()) out << " " << k << "=" << (v.get<bool>() ? "on" : "off");
+      for (const auto& [k, v] : value.items()) {
+        out << " " << k << "=";
+        if (v.is_boolean()) out << (v.get<bool>() ? "on" : "off");
+        else out << (v.is_string() ? v.get<std::string>() : v.dump());
+      }
       out << "\n";
     } else {
       out << key << ": " << (value.is_string() ? value.get<std::string>() : value.dump()) << "\n";

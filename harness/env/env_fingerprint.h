@@ -4,6 +4,8 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+
+#include <cstdint>
 #include <string>
 
 namespace ampbench {
@@ -34,6 +36,10 @@ struct EnvFingerprint {
   std::string compiler;
   std::string git_commit = "none";
   bool git_dirty = false;
+  // Float32 math (amp/float32_math.h): the process defaults, the settings
+  // every case runs under, cuBLAS's reduced-precision reduction flags and
+  // the TF32 environment overrides that are set.
+  nlohmann::json float32_math;
 };
 
 // Probes the machine. Never throws: a field that cannot be read is "none".
@@ -43,5 +49,16 @@ nlohmann::json to_json(const EnvFingerprint& env);
 
 // Human-readable "key: value" lines.
 std::string to_text(const EnvFingerprint& env);
+
+// "major.minor.patch" of the NCCL that LibTorch was built with, from
+// torch::cuda::nccl::version(): major << 32 | minor << 16 | patch (as Python's
+// torch.cuda.nccl.version() unpacks it). E.g. 8591769609 -> "2.28.9".
+std::string nccl_version_from_torch(std::uint64_t packed);
+
+// "major.minor.patch" from NCCL's own version code (ncclGetVersion, NCCL_VERSION_CODE):
+// major*10000 + minor*100 + patch since NCCL 2.9 (22805 -> "2.28.5"),
+// major*1000 + minor*100 + patch before (2708 -> "2.7.8"). Throws
+// std::invalid_argument on a code below 100 (0.1.0), which NCCL never made.
+std::string nccl_version_from_code(long code);
 
 }  // namespace ampbench

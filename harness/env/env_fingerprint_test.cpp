@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace ampbench {
 namespace {
 
@@ -9,12 +15,24 @@ TEST(EnvFingerprint, JsonHasEveryField) {
   const nlohmann::json j = to_json(probe_environment());
   for (const char* key : {"host", "os", "cpu_model", "cpu_cores", "device", "gpu_name", "gpu_count",
                           "compute_capability", "driver", "cuda_runtime", "cudnn", "nccl",
-                          "libtorch_version", "torch_build", "compiler", "git_commit", "git_dirty"}) {
+                          "libtorch_version", "torch_build", "compiler", "git_commit", "git_dirty",
+                          "float32_math"}) {
     EXPECT_TRUE(j.contains(key)) << "missing " << key;
   }
   for (const char* key : {"cuda", "distributed", "gloo", "nccl"}) {
     EXPECT_TRUE(j["torch_build"][key].is_boolean()) << "torch_build." << key;
   }
+}
+
+TEST(EnvFingerprint, RecordsTheFloat32MathCasesRunUnder) {
+  const EnvFingerprint env = probe_environment();
+  const nlohmann::json& f = env.float32_math;
+  ASSERT_TRUE(f.contains("in_cases")) << f.dump();
+  EXPECT_EQ(f["in_cases"]["precision"]["cuda.conv"], "ieee");
+  EXPECT_EQ(f["in_cases"]["precision"]["cuda.matmul"], "ieee");
+  EXPECT_TRUE(f["in_cases_ieee"].get<bool>());
+  EXPECT_TRUE(f["process_default"]["cublas_reduction"].contains("bf16"));
+  EXPECT_NE(to_text(env).find("float32_math:"), std::string::npos);
 }
 
 TEST(EnvFingerprint, ReportsTheLinkedLibTorch) {
@@ -30,6 +48,37 @@ TEST(EnvFingerprint, GpuFieldsAreNoneWithoutADevice) {
   EXPECT_EQ(env.gpu_name, "none");
   EXPECT_EQ(env.compute_capability, "none");
   EXPECT_EQ(env.gpu_count, 0);
+}
+
+// NCCL releases 2.18-2.28 and their NCCL_VERSION_CODEs as nccl.h defines
+// them (major*10000 + minor*100 + patch since 2.9), written out literally.
+const std::vector<std::pair<long, std::string>> kNcclCodes = {
+    {21801, "2.18.1"}, {21803, "2.18.3"}, {21805, "2.18.5"}, {21806, "2.18.6"}, {21903, "2.19.3"},
+    {22003, "2.20.3"}, {22005, "2.20.5"}, {22105, "2.21.5"}, {22203, "2.22.3"}, {22304, "2.23.4"},
+    {22403, "2.24.3"}, {22501, "2.25.1"}, {22602, "2.26.2"}, {22605, "2.26.5"}, {22703, "2.27.3"},
+    {22705, "2.27.5"}, {22707, "2.27.7"}, {22803, "2.28.3"}, {22805, "2.28.5"}, {22809, "2.28.9"},
+};
+
+TEST(NcclVersion, DecodesTheCodesOfNccl2_18To2_28) {
+  for (const auto& [code, version] : kNcclCodes) EXPECT_EQ(nccl_version_from_code(code), version) << code;
+}
+
+TEST(NcclVersion, DecodesCodesBefore2_9WithTheNarrowMinorField) {
+  EXPECT_EQ(nccl_version_from_code(2708), "2.7.8");
+  EXPECT_EQ(nccl_version_from_code(2804), "2.8.4");
+  EXPECT_EQ(nccl_version_from_code(2406), "2.4.6");
+  EXPECT_THROW(nccl_version_from_code(99), std::invalid_argument);
+}
+
+TEST(NcclVersion, UnpacksTorchsBitFields) {
+  // torch::cuda::nccl::version() of the H200's torch 2.11.0+cu130: the
+  // decimal decoding printed "859176.96.9" for it (evidence env.json).
+  EXPECT_EQ(nccl_version_from_torch(8591769609ULL), "2.28.9");
+  EXPECT_EQ(nccl_version_from_torch((std::uint64_t{2} << 32) | (18u << 16) | 1u), "2.18.1");
+  EXPECT_EQ(nccl_version_from_torch((std::uint64_t{2} << 32) | (21u << 16) | 5u), "2.21.5");
+  // A LibTorch built with USE_NCCL but no version macros reports major 1.
+  EXPECT_EQ(nccl_version_from_torch(std::uint64_t{1} << 32), "1.0.0");
+  EXPECT_EQ(nccl_version_from_torch(0), "none");
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 // conformance verdicts (`ampbench run --junit FILE`).
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include "core/json.h"  // nlohmann/json, version-checked
 #include <ostream>
 #include <string>
 #include <string_view>

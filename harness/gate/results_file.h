@@ -5,7 +5,7 @@
 #pragma once
 
 #include <map>
-#include <nlohmann/json.hpp>
+#include "core/json.h"  // nlohmann/json, version-checked
 #include <optional>
 #include <stdexcept>
 #include <string>

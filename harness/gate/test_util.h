@@ -4,7 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
+#include "core/json.h"  // nlohmann/json, version-checked
 #include <random>
 #include <string>
 #include <vector>

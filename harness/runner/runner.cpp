@@ -12,6 +12,7 @@
 #include <cmath>
 #include <optional>
 
+#include "amp/float32_math.h"
 #include "check/distance.h"
 #include "data/synthetic_data.h"
 #include "distributed/rank_agreement.h"
@@ -262,6 +263,7 @@ CaseRecord Runner::run(const CaseSpec& spec) const {
     return rec;
   }
   try {
+    const amp::Float32MathGuard fp32_math(amp::Float32Math::kIeee);  // fp32 is IEEE fp32 (no TF32), whole case
     const c10::Device device(spec.device == "cuda" ? c10::kCUDA : c10::kCPU,
                              spec.device == "cuda" ? static_cast<c10::DeviceIndex>(spec.device_index) : -1);
     train_recorded(spec, device, rec, options_.dump_dir);

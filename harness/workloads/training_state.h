@@ -31,6 +31,10 @@ struct TrainingState {
   bool record_engagement = false;
   // A perturbed replica's noise source (spec.perturbation); undefined otherwise.
   at::Generator noise_rng;
+  // A workload's own per-case objects (ddp: its DdpReplica and c10d Reducer),
+  // owned here so they die with the case. Declared last: destroyed first,
+  // before the models whose gradients they hook.
+  std::shared_ptr<void> workload_extension = nullptr;  // (initializer: aggregate init may omit it)
 
   Model& model() { return models.front(); }
   torch::optim::Optimizer& optimizer() { return *optimizers.front(); }

@@ -37,6 +37,7 @@ from pathlib import Path
 import torch
 
 from . import models as M
+from .fp32_math import ieee_fp32
 from .spec import Spec
 from .suite import REPO_ROOT, SuiteError, load_suite
 from .workloads import STEPS, TrainingState, apply_lr_schedule
@@ -318,8 +319,9 @@ def main(argv=None) -> int:
     for i, spec in enumerate(cases, 1):
         began = time.monotonic()
         try:
-            traj = train_recorded(spec, dev)
-            tp = measure_throughput(spec, dev)
+            with ieee_fp32():  # as the C++ runner's Float32MathGuard, for the whole case
+                traj = train_recorded(spec, dev)
+                tp = measure_throughput(spec, dev)
             if spec.baseline_id in medians:
                 tp["speedup_vs_fp32"] = tp["median"] / medians[spec.baseline_id]
             medians[spec.id] = tp["median"]

@@ -21,6 +21,7 @@ from pathlib import Path
 import torch
 
 from .compare import TOLERANCES, compare_runs
+from .fp32_math import ieee_fp32
 from .replay import DumpError, load_case, replay
 
 EXIT_OK, EXIT_MISMATCH, EXIT_UNUSABLE = 0, 1, 2
@@ -63,7 +64,8 @@ def check(root: Path, case_filter: str | None = None, device: str | None = None,
     for folder in folders:
         try:
             case = load_case(folder)
-            run = replay(case, device=_replay_device(case.spec.device, device))
+            with ieee_fp32():  # the float32 math the C++ case ran with
+                run = replay(case, device=_replay_device(case.spec.device, device))
         except DumpError as e:
             unusable.append(folder.name)
             print(f"UNUSABLE {folder.name}: {e}", file=out)

@@ -1,0 +1,113 @@
+// Float32MathGuard and the recorded settings. at::globalContext()'s float32
+// flags are plain state, so the CUDA settings are set, read and restored on
+// CPU too; each test runs in its own process (gtest_discover_tests).
+#include "amp/float32_math.h"
+
+#include <ATen/Context.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <string>
+
+namespace ampbench::amp {
+namespace {
+
+void expect_all(const Float32Settings& s, const std::string& cuda, const std::string& mkldnn) {
+  for (const char* op : {"matmul", "conv", "rnn"}) {
+    EXPECT_EQ(s.precision.at(std::string("cuda.") + op), cuda) << op;
+    EXPECT_EQ(s.precision.at(std::string("mkldnn.") + op), mkldnn) << op;
+  }
+}
+
+void expect_same(const Float32Settings& a, const Float32Settings& b) {
+  EXPECT_EQ(a.precision, b.precision);
+  EXPECT_EQ(a.legacy_matmul_precision, b.legacy_matmul_precision);
+  EXPECT_EQ(a.legacy_cudnn_allow_tf32, b.legacy_cudnn_allow_tf32);
+}
+
+TEST(Float32Math, Torch2_11DefaultsRunCudnnInTf32) {
+  // The trap the guard exists for (torch.backends.cudnn.allow_tf32 = True).
+  if (std::getenv("TORCH_ALLOW_TF32_CUBLAS_OVERRIDE")) GTEST_SKIP() << "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE is set";
+  const Float32Settings s = current_float32_settings();
+  EXPECT_EQ(s.precision.at("cuda.conv"), "tf32");
+  EXPECT_EQ(s.precision.at("cuda.rnn"), "tf32");
+  EXPECT_EQ(s.precision.at("cuda.matmul"), "none");
+  EXPECT_EQ(s.legacy_cudnn_allow_tf32, "true");
+  EXPECT_FALSE(s.all_ieee());
+}
+
+TEST(Float32Math, IeeeGuardSetsEveryOpAndRestoresTheDefaults) {
+  const Float32Settings before = current_float32_settings();
+  {
+    const Float32MathGuard guard(Float32Math::kIeee);
+    const Float32Settings inside = current_float32_settings();
+    expect_all(inside, "ieee", "ieee");
+    EXPECT_TRUE(inside.all_ieee());
+    // Both APIs agree: the legacy getters (which cuBLAS/cuDNN callers and
+    // Python's torch.backends use) neither throw nor say TF32.
+    EXPECT_FALSE(at::globalContext().allowTF32CuBLAS());
+    EXPECT_FALSE(at::globalContext().allowTF32CuDNN());
+    EXPECT_EQ(at::globalContext().float32MatmulPrecision(), at::Float32MatmulPrecision::HIGHEST);
+  }
+  expect_same(current_float32_settings(), before);
+  EXPECT_TRUE(at::globalContext().allowTF32CuDNN());  // the default, consistent again
+}
+
+TEST(Float32Math, Tf32GuardSetsCudaTf32AndOneDnnIeeeAndNestsInsideIeee) {
+  const Float32MathGuard outer(Float32Math::kIeee);
+  {
+    const Float32MathGuard inner(Float32Math::kTf32);
+    expect_all(current_float32_settings(), "tf32", "ieee");
+    EXPECT_TRUE(at::globalContext().allowTF32CuBLAS());
+    EXPECT_TRUE(at::globalContext().allowTF32CuDNN());
+  }
+  expect_all(current_float32_settings(), "ieee", "ieee");
+  EXPECT_FALSE(at::globalContext().allowTF32CuBLAS());
+}
+
+TEST(Float32Math, RestoresANonDefaultLegacyState) {
+  at::Context& ctx = at::globalContext();
+  ctx.setFloat32MatmulPrecision("high");  // torch.set_float32_matmul_precision("high")
+  ctx.setAllowTF32CuDNN(false);
+  const Float32Settings before = current_float32_settings();
+  ASSERT_EQ(before.precision.at("cuda.matmul"), "tf32");
+  ASSERT_EQ(before.legacy_matmul_precision, "high");
+  { const Float32MathGuard guard(Float32Math::kIeee); }
+  expect_same(current_float32_settings(), before);
+  EXPECT_TRUE(ctx.allowTF32CuBLAS());
+}
+
+TEST(Float32Math, AParentSettingDoesNotLeakIntoTheGuardedOps) {
+  at::Context& ctx = at::globalContext();
+  // Only the new API, only the parent: cuda.matmul ("none") inherits TF32,
+  // and the legacy matmul getter now reports a mixed state.
+  ctx.setFloat32Precision(at::Float32Backend::CUDA, at::Float32Op::ALL, at::Float32Precision::TF32);
+  EXPECT_EQ(current_float32_settings().legacy_matmul_precision, "mixed");
+  {
+    const Float32MathGuard guard(Float32Math::kIeee);
+    expect_all(current_float32_settings(), "ieee", "ieee");
+  }
+  EXPECT_EQ(current_float32_settings().precision.at("cuda.matmul"), "tf32");
+}
+
+TEST(Float32Math, FingerprintRecordsDefaultsInCaseSettingsReductionsAndOverrides) {
+  ::setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
+  const nlohmann::json j = float32_math_fingerprint();
+  ::unsetenv("NVIDIA_TF32_OVERRIDE");
+  EXPECT_EQ(j["process_default"]["precision"]["cuda.conv"], "tf32");
+  EXPECT_EQ(j["in_cases"]["precision"]["cuda.conv"], "ieee");
+  EXPECT_EQ(j["in_cases"]["precision"]["cuda.matmul"], "ieee");
+  EXPECT_EQ(j["in_cases"]["legacy"]["cudnn_allow_tf32"], "false");
+  EXPECT_TRUE(j["in_cases_ieee"].get<bool>());
+  // torch 2.11's default: fp16/bf16 GEMMs may reduce in reduced precision.
+  EXPECT_EQ(j["process_default"]["cublas_reduction"]["fp16"], "reduced_precision_allowed");
+  EXPECT_EQ(j["process_default"]["cublas_reduction"]["bf16"], "reduced_precision_allowed");
+  EXPECT_EQ(j["process_default"]["env_overrides"]["NVIDIA_TF32_OVERRIDE"], "0");
+  EXPECT_FALSE(j["process_default"]["env_overrides"].contains("TORCH_ALLOW_TF32_CUBLAS_OVERRIDE"));
+  // Recording changed nothing.
+  EXPECT_EQ(current_float32_settings().precision.at("cuda.conv"), "tf32");
+}
+
+}  // namespace
+}  // namespace ampbench::amp
