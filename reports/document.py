@@ -5,6 +5,7 @@ from __future__ import annotations
 from . import tables
 from .blocks import Bullets, Heading, Image, Text
 from .ceilings import has_achieved_flops, run_ceilings
+from .engagement import engagement_tables
 from .gradients import health_cases
 
 CURVE_SECTIONS = (  # (figure kind, heading) in reading order inside a run
@@ -44,6 +45,7 @@ def _run_section(run, figures) -> list:
     blocks += [Text(w, warning=True) for w in tables.run_warnings(run)]
     blocks += [Heading(level + 1, "Verdicts"), Bullets(tuple(tables.verdict_summary(run))),
                tables.verdict_table(run)]
+    blocks += _engagement_section(run, level + 1)
     blocks += [Heading(level + 1, "Throughput")]
     throughput = tables.throughput_table(run)
     blocks.append(throughput if throughput.rows else Text("No throughput was measured in this run."))
@@ -57,6 +59,19 @@ def _run_section(run, figures) -> list:
         blocks += _figure_section(kind, heading, figures, level + 1)
     blocks += _scaler_section(run, figures, level + 1)  # right after the loss scale it explains
     blocks += _figure_section(*DDP_SECTION, figures, level + 1)
+    return blocks
+
+
+def _engagement_section(run, level) -> list:
+    per_workload = engagement_tables(run)
+    if not per_workload:
+        return []  # schema 1 files record no engagement
+    blocks = [Heading(level, "Engagement: what each mechanism did"),
+              Text("A case whose mechanism never engages checks nothing: ampbench makes it an error. "
+                   "'after clip / limit' is the largest gradient norm (clip_norm) or |gradient| "
+                   "(clip_value) after clipping over the limit; above 1 the clip did not bound them.")]
+    for workload, table in per_workload:
+        blocks += [Heading(level + 1, workload), table]
     return blocks
 
 

@@ -150,6 +150,39 @@ json verdict_to_json(const Verdict& v) {
   };
 }
 
+template <typename T>
+json optional_json(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+// Per step and per case: what the workload's mechanism did.
+json engagement_to_json(const CaseRecord& r, const EngagementSummary& s) {
+  json steps = json::array();
+  for (const Engagement& e : r.engagement) {
+    json step = json::object();
+    if (e.grad_norm) step["grad_norm"] = finite_or_null(*e.grad_norm);
+    if (e.clipped) step["clipped"] = *e.clipped;
+    if (e.clipped_norm) step["clipped_norm"] = finite_or_null(*e.clipped_norm);
+    if (e.clipped_fraction) step["clipped_fraction"] = *e.clipped_fraction;
+    if (e.clipped_max_abs) step["clipped_max_abs"] = finite_or_null(*e.clipped_max_abs);
+    if (e.penalty_ratio) step["penalty_ratio"] = finite_or_null(*e.penalty_ratio);
+    if (e.micro_batches) step["micro_batches"] = *e.micro_batches;
+    steps.push_back(std::move(step));
+  }
+  return {{"clipped_steps", optional_json(s.clipped_steps)},
+          {"min_grad_norm", optional_json(s.min_grad_norm)},
+          {"max_grad_norm", optional_json(s.max_grad_norm)},
+          {"worst_clipped_ratio", optional_json(s.worst_clipped_ratio)},
+          {"mean_clipped_fraction", optional_json(s.mean_clipped_fraction)},
+          {"mean_penalty_ratio", optional_json(s.mean_penalty_ratio)},
+          {"min_micro_batches", optional_json(s.min_micro_batches)},
+          {"scale_growths", s.scale_growths},
+          {"scale_backoffs", s.scale_backoffs},
+          {"optimizer_steps", s.optimizer_steps},
+          {"optimizer_skips", s.optimizer_skips},
+          {"per_step", steps}};
+}
+
 std::string status_of(const CaseRecord& r, const std::optional<Verdict>& v) {
   switch (r.status) {
     case RunStatus::kSkipped: return "skipped";
@@ -161,7 +194,8 @@ std::string status_of(const CaseRecord& r, const std::optional<Verdict>& v) {
 
 }  // namespace
 
-json case_to_json(const CaseRecord& r, const std::optional<Verdict>& verdict) {
+json case_to_json(const CaseRecord& r, const std::optional<Verdict>& verdict,
+                  const std::optional<EngagementSummary>& engagement) {
   const CaseSpec& s = r.spec;
   const std::string status = status_of(r, verdict);
   json conforms = nullptr;
@@ -195,6 +229,7 @@ json case_to_json(const CaseRecord& r, const std::optional<Verdict>& verdict) {
       {"trajectory", {{"loss", losses}, {"scale", r.scale}, {"skipped", r.skipped}}},
       {"fp32_noise", noise},
       {"check", verdict && r.status == RunStatus::kRan ? verdict_to_json(*verdict) : json(nullptr)},
+      {"engagement", engagement && r.status != RunStatus::kSkipped ? engagement_to_json(r, *engagement) : json(nullptr)},
       {"grad_health", r.grad_health && r.status == RunStatus::kRan ? grad_health_to_json(*r.grad_health) : json(nullptr)},
       {"throughput", r.throughput ? throughput_to_json(*r.throughput) : json(nullptr)},
       {"ddp", r.ddp ? ddp_to_json(*r.ddp) : json(nullptr)},

@@ -8,16 +8,19 @@
 #include <string>
 
 #include "check/checker.h"
+#include "check/engagement.h"
 #include "runner/case_record.h"
 
 namespace ampbench {
 
 // 2: check.envelope, check.bounds, check.max_ratio (the measured
-// equivalence envelope); readers still accept 1.
+// equivalence envelope), engagement; readers still accept 1.
 inline constexpr int kResultsSchemaVersion = 2;
 
-// One case's JSON object from its record and (for non-baselines) verdict.
-nlohmann::json case_to_json(const CaseRecord& record, const std::optional<Verdict>& verdict);
+// One case's JSON object from its record, (for non-baselines) verdict, and
+// what its mechanism did.
+nlohmann::json case_to_json(const CaseRecord& record, const std::optional<Verdict>& verdict,
+                            const std::optional<EngagementSummary>& engagement = std::nullopt);
 
 // Writes `text` to `path` via a temporary file and rename(2): readers never
 // see a half-written file. Throws std::runtime_error naming the path.

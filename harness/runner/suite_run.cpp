@@ -230,6 +230,14 @@ SuiteRunSummary run_cases(const std::vector<CaseSpec>& cases, const Runner& runn
   for (const CaseSpec& spec : cases) {
     ++index;
     CaseRecord record = runner.run(spec);
+    std::optional<EngagementSummary> engagement;
+    if (record.status == RunStatus::kRan) {
+      engagement = summarize_engagement(record);
+      if (const auto why = engagement_failure(record, *engagement)) {
+        record.status = RunStatus::kError;
+        record.reason = *why;
+      }
+    }
     std::optional<Verdict> verdict;
     if (!spec.is_baseline() && record.status == RunStatus::kRan) {
       const auto base = baselines.find(spec.baseline_id);
@@ -240,7 +248,7 @@ SuiteRunSummary run_cases(const std::vector<CaseSpec>& cases, const Runner& runn
         verdict = check_against_baseline(record, base->second, runner);
       }
     }
-    nlohmann::json j = case_to_json(record, verdict);
+    nlohmann::json j = case_to_json(record, verdict, engagement);
     if (!spec.is_baseline()) add_speedup(j, fp32_medians, spec.baseline_id);
     if (spec.is_baseline() && j["throughput"].is_object()) {
       fp32_medians[spec.id] = j["throughput"]["median"].get<double>();

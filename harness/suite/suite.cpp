@@ -307,6 +307,19 @@ InputMode read_input_mode(Reader& r, InputMode fallback) {
   r.fail("input", "expected \"cached\" or \"host\", got \"" + input + "\"");
 }
 
+EngagementRule read_engagement(Reader r) {
+  EngagementRule e;
+  e.clip_norm_min_steps = r.get("clip_norm_min_steps", e.clip_norm_min_steps);
+  if (!(e.clip_norm_min_steps > 0 && e.clip_norm_min_steps <= 1)) r.fail("clip_norm_min_steps", "must be in (0, 1]");
+  e.clip_value_min_fraction = r.get("clip_value_min_fraction", e.clip_value_min_fraction);
+  if (!(e.clip_value_min_fraction > 0 && e.clip_value_min_fraction <= 1))
+    r.fail("clip_value_min_fraction", "must be in (0, 1]");
+  e.penalty_min_ratio = r.get("penalty_min_ratio", e.penalty_min_ratio);
+  if (!(e.penalty_min_ratio > 0 && e.penalty_min_ratio <= 1e6)) r.fail("penalty_min_ratio", "must be in (0, 1e6]");
+  r.reject_unknown_keys();
+  return e;
+}
+
 GateSettings read_gate(Reader r) {
   GateSettings g;
   if (r.has("min_effect")) {
@@ -338,6 +351,7 @@ struct SuiteContext {
   std::map<std::string, ModelSizes> models;
   ToleranceTable tolerances;
   ThroughputSettings throughput;
+  EngagementRule engagement;
 };
 
 CaseSpec make_case(const SuiteContext& ctx, const std::string& workload, const std::string& model,
@@ -363,6 +377,7 @@ CaseSpec make_case(const SuiteContext& ctx, const std::string& workload, const s
   c.scaler = s.scaler;
   c.tolerance = ctx.tolerances.by_precision.at(precision);
   c.envelope = ctx.tolerances.envelope;
+  c.engagement = ctx.engagement;
   c.throughput = ctx.throughput;
   return c;
 }
@@ -530,6 +545,7 @@ Suite parse_suite(const std::string& json_text, const std::string& path, const s
   if (!top.has("tolerances")) top.fail("tolerances", "missing required field");
   ctx.tolerances = read_tolerances(top.child("tolerances"));
   ctx.throughput = read_throughput(top.child("throughput"));
+  if (top.has("engagement")) ctx.engagement = read_engagement(top.child("engagement"));
   suite.gate = read_gate(top.child("gate"));
 
   std::vector<CaseSpec> cases;

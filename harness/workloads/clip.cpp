@@ -2,12 +2,32 @@
 // the true gradient magnitudes; then step and update.
 #include <torch/nn/utils/clip_grad.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "workloads/workload.h"
 
 namespace ampbench {
 namespace {
 
 enum class ClipKind { kNorm, kValue };
+
+// Measured here, independently of the clip functions, so the engagement rule
+// also sees a clip that is skipped, uses another norm type or misses
+// parameters (check/engagement.h).
+double total_norm(const std::vector<at::Tensor>& params) {
+  double sum = 0;
+  for (const at::Tensor& p : params)
+    if (p.grad().defined()) sum += p.grad().to(at::kDouble).pow(2).sum().item<double>();
+  return std::sqrt(sum);
+}
+
+double max_abs(const std::vector<at::Tensor>& params) {
+  double m = 0;
+  for (const at::Tensor& p : params)
+    if (p.grad().defined() && p.grad().numel() > 0) m = std::max(m, p.grad().abs().max().item<double>());
+  return m;
+}
 
 // Fraction of gradient elements that clip_grad_value_ will change.
 double fraction_beyond(const std::vector<at::Tensor>& params, double limit) {
@@ -35,14 +55,16 @@ StepOutcome clip_step(TrainingState& s, const std::vector<Batch>& batches, ClipK
   const std::vector<at::Tensor> params = s.model().parameters();
   Engagement engaged;
   if (kind == ClipKind::kNorm) {
-    const double norm = torch::nn::utils::clip_grad_norm_(params, s.spec.max_norm);
+    if (s.record_engagement) engaged.grad_norm = total_norm(params);
+    torch::nn::utils::clip_grad_norm_(params, s.spec.max_norm);
     if (s.record_engagement) {
-      engaged.grad_norm = norm;
-      engaged.clipped = norm > s.spec.max_norm;
+      engaged.clipped = *engaged.grad_norm > s.spec.max_norm;
+      engaged.clipped_norm = total_norm(params);
     }
   } else {
     if (s.record_engagement) engaged.clipped_fraction = fraction_beyond(params, s.spec.clip_value);
     torch::nn::utils::clip_grad_value_(params, s.spec.clip_value);
+    if (s.record_engagement) engaged.clipped_max_abs = max_abs(params);
   }
   const bool stepped = step_optimizer(s, s.optimizer(), injected);
   s.scaler.update();
