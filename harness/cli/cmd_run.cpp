@@ -22,6 +22,7 @@
 #include "distributed/launcher.h"
 #include "env/env_fingerprint.h"
 #include "gate/report.h"
+#include "io/json_file.h"
 #include "runner/suite_run.h"
 #include "runner/summary_table.h"
 
@@ -37,12 +38,11 @@ std::string resolve_device(const std::string& requested) {
 namespace {
 
 nlohmann::json read_ceilings(const std::string& path) {
-  std::ifstream in(path);
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    throw std::invalid_argument(path + ": not valid JSON: " + e.what());
+    j = io::read_json_file(path);
+  } catch (const io::JsonFileError& e) {
+    throw std::invalid_argument(std::string("--ceilings ") + e.what());
   }
   if (!j.is_object() || !j.contains("matmul_tflops") || !j["matmul_tflops"].is_object())
     throw std::invalid_argument(path + ": not a ceilings file (no \"matmul_tflops\" object)");

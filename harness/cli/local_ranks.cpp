@@ -1,12 +1,14 @@
 #include "cli/local_ranks.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
 #include <torch/cuda.h>
 
 #include "distributed/launcher.h"
+#include "io/json_file.h"
 
 namespace ampbench::cli {
 namespace {
@@ -29,10 +31,9 @@ std::string exact_ids_filter(const std::vector<CaseSpec>& cases) {
 }
 
 std::vector<nlohmann::json> read_rank0_cases(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return {};
+  if (!std::filesystem::exists(path)) return {};
   try {
-    const nlohmann::json doc = nlohmann::json::parse(in);
+    const nlohmann::json doc = io::read_json_file(path);
     return doc.at("cases").get<std::vector<nlohmann::json>>();
   } catch (const std::exception& e) {
     std::cerr << "ampbench run: error: " << path << ": unreadable rank 0 results: " << e.what() << "\n";

@@ -1,5 +1,6 @@
 #include "suite/suite.h"
 #include "core/build_info.h"
+#include "io/json_file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -500,13 +501,21 @@ std::string resolve_suite_path(const std::string& name_or_path) {
   return path;
 }
 
+namespace {
+Suite parse_suite_root(const json& root, const std::string& path, const std::string& device);
+}  // namespace
+
 Suite parse_suite(const std::string& json_text, const std::string& path, const std::string& device) {
-  json root;
   try {
-    root = json::parse(json_text);
-  } catch (const json::parse_error& e) {
-    throw SuiteError(path + ": not valid JSON: " + e.what());
+    return parse_suite_root(io::parse_json_text(json_text, path), path, device);
+  } catch (const io::JsonFileError& e) {
+    throw SuiteError(e.what());
   }
+}
+
+namespace {
+
+Suite parse_suite_root(const json& root, const std::string& path, const std::string& device) {
   Reader top(root, path, "");
   Suite suite;
   suite.path = path;
@@ -563,13 +572,17 @@ Suite parse_suite(const std::string& json_text, const std::string& path, const s
   return suite;
 }
 
+}  // namespace
+
 Suite load_suite(const std::string& name_or_path, const std::string& device) {
   const std::string path = resolve_suite_path(name_or_path);
-  std::ifstream in(path);
-  if (!in) throw SuiteError(path + ": cannot open suite file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_suite(text.str(), path, device);
+  json root;
+  try {
+    root = io::read_json_file(path);
+  } catch (const io::JsonFileError& e) {
+    throw SuiteError(e.what());
+  }
+  return parse_suite_root(root, path, device);
 }
 
 std::string to_string(Expect expect) { return expect == Expect::kPass ? "pass" : "fail"; }
