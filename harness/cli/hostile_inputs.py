@@ -32,6 +32,7 @@ SUITE_VARIANTS = {
     "seed-negative": (("defaults", "seed"), "-1"),
     "warmup-wraps": (("throughput", "warmup_steps"), "4294967297"),
     "hidden-huge": (("models", "mlp", "hidden"), "2147483647"),
+    "hidden-max-cannot-fit": (("models", "mlp", "hidden"), "1048576"),
     "batch-huge": (("models", "mlp", "batch"), "100000000"),
     "world-size-huge": (("defaults", "world_size"), "1000"),
     "lr-negative": (("defaults", "lr"), "-0.1"),
