@@ -45,3 +45,8 @@ bad_input(noise_factor_negative 2 "tolerances.noise_factor: must be in [0, 1e6]"
 bad_input(extra_skips_negative 2 "max_extra_skipped_steps: must be >= 0" list --suite @H@/suite-extra-skips-negative.json)
 bad_input(min_effect_nan 2 "not valid JSON" list --suite @H@/suite-min-effect-nan.json)
 bad_input(name_escapes 2 "name: '../../escape' is not a plain name" run --suite @H@/suite-name-escapes.json --no-report)
+
+# --filter: RE2 (linear time, no recursion) and a length limit.
+bad_input(filter_pathological 2 "matches no case of suite" run --suite @H@/valid-suite.json --filter "^(.*)*(.*)*(.*)*(.*)*(.*)*$x" --no-report)
+bad_input(filter_invalid 2 "is not a valid regular expression: missing ]" run --suite @H@/valid-suite.json --filter "([")
+bad_input(filter_unknown_field 2 "unknown field 'colour'" run --suite @H@/valid-suite.json --filter colour=red)

@@ -23,6 +23,7 @@
 #include "env/env_fingerprint.h"
 #include "gate/report.h"
 #include "io/json_file.h"
+#include "runner/case_filter.h"
 #include "runner/suite_run.h"
 #include "runner/summary_table.h"
 
@@ -94,7 +95,7 @@ int run_suite(const RunArgs& args) {
     for (CaseSpec& c : cases) c.seed = *args.seed;
   if (args.no_mkldnn) at::globalContext().setUserEnabledMkldnn(false);
   if (cases.empty()) {
-    std::cerr << "ampbench run: error: --filter '" << args.filter << "' matches no case of suite " << suite.name << "\n";
+    std::cerr << "ampbench run: error: --filter '" << shown_filter(args.filter) << "' matches no case of suite " << suite.name << "\n";
     return kExitUsage;
   }
   std::string out_dir = args.out_dir.empty() ? default_out_dir(suite.name, device) : args.out_dir;

@@ -9,24 +9,15 @@
 
 #include "distributed/launcher.h"
 #include "io/json_file.h"
+#include "runner/case_filter.h"
 
 namespace ampbench::cli {
 namespace {
 
-std::string regex_escape(const std::string& s) {
-  static const std::string special = R"(\^$.|?*+()[]{}/)";
-  std::string out;
-  for (char c : s) {
-    if (special.find(c) != std::string::npos) out += '\\';
-    out += c;
-  }
-  return out;
-}
-
 // ^(id1|id2|...)$: exactly these cases (their baselines are among them).
 std::string exact_ids_filter(const std::vector<CaseSpec>& cases) {
   std::string re = "^(";
-  for (size_t i = 0; i < cases.size(); ++i) re += (i ? "|" : "") + regex_escape(cases[i].id);
+  for (size_t i = 0; i < cases.size(); ++i) re += (i ? "|" : "") + quote_regex(cases[i].id);
   return re + ")$";
 }
 
