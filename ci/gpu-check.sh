@@ -47,13 +47,13 @@ ctest --test-dir "$BUILD" -j 8 -E 'cli.smoke_suite|results.smoke_output' --timeo
   >"$OUT/ctest.log" 2>&1 || { status=1; log "ctest failed (see ctest.log)"; }
 tail -3 "$OUT/ctest.log" >&2
 # Qualification: ceilings, conformance + throughput with utilisation, report.
-"$BUILD/ampbench" qualify --device cuda --out "$OUT/qualify" >"$OUT/qualify.log" 2>&1 \
+"$BUILD/ampbench" qualify --device cuda --overwrite --out "$OUT/qualify" >"$OUT/qualify.log" 2>&1 \
   || { status=1; log "qualify: not qualified (see qualify.log)"; }
 tail -6 "$OUT/qualify.log" >&2
 # DataParallel (2 replicas round-robin over the GPUs) and DDP over NCCL, one
 # rank per GPU.
 gpus="$("$PY" -c 'import torch; print(torch.cuda.device_count())')"
-"$BUILD/ampbench" run --device cuda --suite distributed --nproc "$gpus" --out "$OUT/distributed" --no-report \
+"$BUILD/ampbench" run --device cuda --suite distributed --nproc "$gpus" --overwrite --out "$OUT/distributed" --no-report \
   >"$OUT/distributed.log" 2>&1 || { status=1; log "suite distributed: not conforming (see distributed.log)"; }
 tail -3 "$OUT/distributed.log" >&2
 for bench in harness/amp/amp_bench kernels/kernels_bench; do

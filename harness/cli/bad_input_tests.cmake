@@ -50,3 +50,25 @@ bad_input(name_escapes 2 "name: '../../escape' is not a plain name" run --suite 
 bad_input(filter_pathological 2 "matches no case of suite" run --suite @H@/valid-suite.json --filter "^(.*)*(.*)*(.*)*(.*)*(.*)*$x" --no-report)
 bad_input(filter_invalid 2 "is not a valid regular expression: missing ]" run --suite @H@/valid-suite.json --filter "([")
 bad_input(filter_unknown_field 2 "unknown field 'colour'" run --suite @H@/valid-suite.json --filter colour=red)
+
+# Flags: NaN, infinities and out-of-range values named, not silently used.
+bad_input(gate_alpha_nan 2 "--alpha: 'nan' is not a finite number" gate --current @H@/valid-suite.json --alpha nan)
+bad_input(gate_min_effect_inf 2 "--min-effect: 'inf' is not a finite number" gate --current @H@/valid-suite.json --min-effect inf)
+bad_input(gate_min_effect_negative 2 "--min-effect: '-1' is not in [0, 1]" gate --current @H@/valid-suite.json --min-effect -1)
+bad_input(run_inject_slowdown_nan 2 "--inject-slowdown: 'nan' is not a finite number" run --inject-slowdown nan)
+# (CMake drops an empty argument, so this row goes through a shell.)
+add_test(NAME bad_input.qualify_empty_suites
+         COMMAND ${PROJECT_SOURCE_DIR}/ci/expect-exit.sh 2 --says "--suites: empty suite name"
+                 bash -c "exec '$<TARGET_FILE:ampbench>' qualify --suites ''")
+bad_input(nproc_beyond_machine 2 "exceed what this machine holds" run --suite @H@/valid-suite.json --nproc 1000 --out @H@/out-nproc)
+
+# Output paths: checked before the run, device nodes never replaced.
+bad_input(junit_device 2 "--junit /dev/null: exists and is not a regular file" run --suite @H@/valid-suite.json --junit /dev/null --no-report --out @H@/out-junit)
+bad_input(dump_device 2 "--dump /dev/null: exists and is not a directory" run --suite @H@/valid-suite.json --dump /dev/null --no-report --out @H@/out-dump)
+bad_input(out_is_a_file 2 "exists and is not a directory" run --suite @H@/valid-suite.json --out @H@/valid-suite.json)
+bad_input(out_not_empty 2 "is not empty (a previous run?)" run --suite @H@/valid-suite.json --out @H@)
+bad_input(gate_markdown_device 2 "exists and is not a regular file" gate --current @H@/results-a.json --baseline @H@/results-a.json --markdown /dev/null)
+
+# Gate inputs that cannot be compared as given.
+bad_input(gate_other_suite 2 "is not the baseline's" gate --baseline @H@/results-a.json --current @H@/results-other-suite.json)
+bad_input(gate_incomplete 2 "the run did not finish (complete=false)" gate --baseline @H@/results-a.json --current @H@/results-incomplete.json)

@@ -12,6 +12,9 @@ import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from reports.tests.sample_results import make_results  # noqa: E402  (the reports' own sample)
+
 BASE = {
     "name": "hostile",
     "defaults": {"steps": 2, "seed": 1},
@@ -63,6 +66,11 @@ def main(out):
     (out / "deep-object.json").write_text('{"a":' * 100000 + "1" + "}" * 100000)
     (out / "not-json.json").write_text('{"schema": ')
     (out / "empty.json").write_text("")
+    # Gate inputs: a results file, one of another suite, one unfinished.
+    results = make_results()
+    (out / "results-a.json").write_text(json.dumps(results))
+    (out / "results-other-suite.json").write_text(json.dumps(dict(results, suite="conformance")))
+    (out / "results-incomplete.json").write_text(json.dumps(dict(results, complete=False)))
     return 0
 
 
