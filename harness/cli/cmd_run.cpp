@@ -62,6 +62,9 @@ std::string default_out_dir(const std::string& suite, const std::string& device)
   return "results/" + suite + "-" + device + "-" + stamp;
 }
 
+// c10d's messages carry a C++ backtrace after the first line.
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
 // Each local rank is a process with its own threads and model copies: more
 // ranks than the machine can hold were started until the OS refused.
 void check_rank_count(const RunArgs& args, const std::vector<CaseSpec>& cases, const std::string& device) {
@@ -180,8 +183,8 @@ int run_suite(const RunArgs& args) {
           distributed::join(*rank_env, device == "cuda", std::chrono::seconds(args.rank_timeout)));
     } catch (const std::exception& e) {
       std::cerr << "ampbench run: error: rank " << rank_env->rank << " could not join the process group at "
-                << rank_env->master_addr << ":" << rank_env->master_port << ": " << e.what() << "\n";
-      return 3;
+                << rank_env->master_addr << ":" << rank_env->master_port << ": " << first_line(e.what()) << "\n";
+      return kExitRendezvous;
     }
     for (CaseSpec& c : cases) {
       c.device_index = device == "cuda" ? rank_env->local_rank : 0;
