@@ -280,6 +280,11 @@ int run_suite(const RunArgs& args) {
   }
   if (!args.no_report && rank0) make_report({results_path}, out_dir + "/report");
   if (launch_exit != 0) return launch_exit;
+  // Exit 1 says why on stderr too: a CI log may show nothing else.
+  if (!summary.ok())
+    std::cerr << "ampbench run: error: " << summary.nonconforming
+              << " case(s) did not conform (an unexpected failure, an uncaught negative control or an error); "
+                 "see the lines marked above and " << results_path << "\n";
   return summary.ok() ? kExitOk : kExitFailure;
 }
 

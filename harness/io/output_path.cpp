@@ -1,6 +1,11 @@
 #include "io/output_path.h"
 
+#include <ftw.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <filesystem>
 #include <stdexcept>
@@ -60,12 +65,25 @@ void prepare_output_dir(const std::string& flag, const std::string& path, bool r
   if (::access(path.c_str(), W_OK) != 0) refuse(flag, path, "is not writable");
 }
 
+namespace {
+
+int remove_entry(const char* path, const struct stat*, int, struct FTW*) { return ::remove(path) == 0 ? 0 : errno; }
+
+// Depth-first, never following links. Not std::filesystem::remove_all: in
+// the ampbench binary that symbol resolves to libtorch's own copy, which
+// crashed (a different libstdc++ build).
+void remove_tree(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return;  // nothing there
+  const int err = ::nftw(path.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  if (err != 0) throw std::invalid_argument("--overwrite: cannot remove " + path + ": " + std::strerror(err > 0 ? err : errno));
+}
+
+}  // namespace
+
 void remove_previous_run(const std::string& dir) {
-  std::error_code ec;
-  for (const char* name : {"results.json", "results.json.tmp", "report", "ddp-ranks", "dump"}) {
-    fs::remove_all(fs::path(dir) / name, ec);
-    if (ec) throw std::invalid_argument("--overwrite " + dir + ": cannot remove " + name + ": " + ec.message());
-  }
+  for (const char* name : {"results.json", "results.json.tmp", "report", "ddp-ranks", "dump"})
+    remove_tree((fs::path(dir) / name).string());
 }
 
 }  // namespace ampbench::io
