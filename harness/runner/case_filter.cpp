@@ -52,9 +52,11 @@ CaseMatcher field_matcher(const std::string& filter) {
   const CaseSpec probe;
   for (const auto& [key, values] : fields) field_of(probe, key, filter);  // reject unknown keys up front
   return [fields, filter](const CaseSpec& c) {
-    for (const auto& [key, values] : fields) {
+    for (const auto& field : fields) {
+      const std::string& key = field.first;  // not a structured binding: C++17 lambdas cannot capture those
       const std::string actual = field_of(c, key, filter);
-      if (std::none_of(values.begin(), values.end(), [&](const std::string& v) { return value_matches(key, actual, v); }))
+      if (std::none_of(field.second.begin(), field.second.end(),
+                       [&](const std::string& v) { return value_matches(key, actual, v); }))
         return false;
     }
     return true;
