@@ -72,3 +72,4 @@ bad_input(gate_markdown_device 2 "exists and is not a regular file" gate --curre
 # Gate inputs that cannot be compared as given.
 bad_input(gate_other_suite 2 "is not the baseline's" gate --baseline @H@/results-a.json --current @H@/results-other-suite.json)
 bad_input(gate_incomplete 2 "the run did not finish (complete=false)" gate --baseline @H@/results-a.json --current @H@/results-incomplete.json)
+bad_input(world_size_beyond_machine 2 "1000 ranks (a case's world_size) exceed what this machine holds" run --suite @H@/suite-world-size-huge.json --out @H@/out-world-size --no-report)

@@ -37,7 +37,7 @@ SUITE_VARIANTS = {
     "hidden-huge": (("models", "mlp", "hidden"), "2147483647"),
     "hidden-max-cannot-fit": (("models", "mlp", "hidden"), "1048576"),
     "batch-huge": (("models", "mlp", "batch"), "100000000"),
-    "world-size-huge": (("defaults", "world_size"), "1000"),
+    "world-size-huge": (("defaults", "world_size"), "1000"),  # ddp added to its matrix below
     "lr-negative": (("defaults", "lr"), "-0.1"),
     "max-norm-huge": (("defaults", "max_norm"), "1e308"),
     "tolerance-huge": (("tolerances", "fp16", "loss_rel_units"), "1e308"),
@@ -61,7 +61,10 @@ def main(out):
     out.mkdir(parents=True, exist_ok=True)
     (out / "valid-suite.json").write_text(json.dumps(BASE, indent=1))
     for name, (keys, raw) in SUITE_VARIANTS.items():
-        (out / f"suite-{name}.json").write_text(suite_text(keys, raw))
+        text = suite_text(keys, raw)
+        if name == "world-size-huge":
+            text = text.replace('"plain"', '"plain", "ddp"', 1)
+        (out / f"suite-{name}.json").write_text(text)
     (out / "deep-array.json").write_text("[" * 100000 + "]" * 100000)
     (out / "deep-object.json").write_text('{"a":' * 100000 + "1" + "}" * 100000)
     (out / "not-json.json").write_text('{"schema": ')
