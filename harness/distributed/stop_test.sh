@@ -22,8 +22,11 @@ stop_run() {
   kill "-$sig" "$pid"
   wait "$pid"
   rc=$?
-  sleep 1  # PR_SET_PDEATHSIG is delivered asynchronously
-  if pgrep -f -- "--out $OUT/$name( |\$)" >/dev/null || pgrep -f -- "$OUT/$name/ddp-ranks( |\$)" >/dev/null; then
+  # PR_SET_PDEATHSIG is delivered asynchronously, and a rank still loading
+  # LibTorch under load dies only once it runs: allow 15 s.
+  ranks_alive() { pgrep -f -- "--out $OUT/$name( |\$)" >/dev/null || pgrep -f -- "$OUT/$name/ddp-ranks( |\$)" >/dev/null; }
+  for _ in $(seq 1 150); do ranks_alive || break; sleep 0.1; done
+  if ranks_alive; then
     pgrep -af -- "$OUT/$name" >&2
     fail "$name: ranks outlived the launcher"
   fi
