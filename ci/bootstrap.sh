@@ -21,6 +21,8 @@ APT_PACKAGES=(
   build-essential cmake ninja-build ccache git
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
   python3-venv procps  # procps: pgrep, used by the rank-failure test to find orphan ranks
+  clang  # ci/fuzz.sh: libFuzzer with ASan + UBSan (harness/fuzz)
+  libre2-dev  # --filter: linear-time regular expressions (harness/runner/case_filter.h)
   libgloo-dev  # headers only: torch's ProcessGroupGloo.hpp includes them (harness/distributed)
 )
 

@@ -48,7 +48,7 @@ run_arm() {  # DIR ARM
   local dir="$1" arm="$2" extra=()
   [[ "${AMPBENCH_CALIBRATION_REUSE:-0}" == 1 && -f "$dir/results.json" ]] && return 0
   [[ "$arm" == s* ]] && extra=(--inject-slowdown "${arm#s}")
-  "$BIN" run --suite "$SUITE" --device cpu --no-report --out "$dir" "${extra[@]}" >"$dir.log" 2>&1 \
+  "$BIN" run --suite "$SUITE" --device cpu --no-report --overwrite --out "$dir" "${extra[@]}" >"$dir.log" 2>&1 \
     || { echo "calibrate-gate: run failed, see $dir.log" >&2; exit 1; }
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fills .deps/ (git-ignored) with the build dependencies that Debian packages
-# provide (GoogleTest, Google Benchmark, nlohmann/json, CLI11, and Gloo's
+# provide (GoogleTest, Google Benchmark, nlohmann/json, CLI11, RE2, and Gloo's
 # headers, which c10d's ProcessGroupGloo.hpp includes), extracted from
 # their .deb files, so a GPU machine without apt or internet can build:
 #   ci/fetch-deps.sh            # on a machine with apt
@@ -9,7 +9,8 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DEPS="$ROOT/.deps"
-PACKAGES=(libgtest-dev libgmock-dev googletest libbenchmark-dev libbenchmark1debian nlohmann-json3-dev libcli11-dev libgloo-dev)
+PACKAGES=(libgtest-dev libgmock-dev googletest libbenchmark-dev libbenchmark1debian nlohmann-json3-dev libcli11-dev libgloo-dev
+          libre2-dev libre2-9)
 rm -rf "$DEPS" && mkdir -p "$DEPS/debs" "$DEPS/root"
 cd "$DEPS/debs"
 for p in "${PACKAGES[@]}"; do

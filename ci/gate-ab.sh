@@ -42,7 +42,7 @@ run_side() {  # SIDE ROUND
   local side="$1" round="$2" dir rc=0 bin extra=()
   dir="$OUT/$side-$(printf '%02d' "$round")"
   if [[ "$side" == base ]]; then bin="$BASE_BIN"; else bin="$CUR_BIN"; extra=("${CUR_EXTRA[@]}"); fi
-  "$bin" run "${RUN_ARGS[@]}" "${extra[@]}" --out "$dir" >"$dir.log" 2>&1 || rc=$?
+  "$bin" run "${RUN_ARGS[@]}" "${extra[@]}" --overwrite --out "$dir" >"$dir.log" 2>&1 || rc=$?
   # Exit 1 (a case does not conform) still leaves results for the gate to judge.
   if [[ $rc -gt 1 || ! -f "$dir/results.json" ]]; then
     echo "gate-ab: error: $side run $round exited $rc without results; see $dir.log" >&2

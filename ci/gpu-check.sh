@@ -126,7 +126,7 @@ PY
 # (so the fp32 CNN baselines are IEEE, not cuDNN's default TF32).
 run_qualify() {
   local status=0
-  "$BUILD/ampbench" qualify --device "$DEVICE" --out "$WORK/qualify" || status=$?
+  "$BUILD/ampbench" qualify --device "$DEVICE" --overwrite --out "$WORK/qualify" || status=$?
   "$PY" - "$WORK/qualify" <<'PY' || status=1
 import json, pathlib, sys
 files = sorted(pathlib.Path(sys.argv[1]).glob("*/results.json"))
@@ -145,7 +145,7 @@ PY
 run_distributed() {
   local nproc=2
   [[ "$DEVICE" == cuda ]] && nproc="$("$PY" -c 'import torch; print(torch.cuda.device_count())')"
-  "$BUILD/ampbench" run --device "$DEVICE" --suite distributed --nproc "$nproc" --no-report \
+  "$BUILD/ampbench" run --device "$DEVICE" --suite distributed --nproc "$nproc" --no-report --overwrite \
     --out "$WORK/distributed" || return $?
   # Every rank tore its process group down inside main() (no abort at exit).
   for ((r = 0; r < nproc; r++)); do

@@ -11,7 +11,10 @@ CLI can print a single clear line.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
+
+from reference.python.bounded_json import JsonInputError, read_bounded_json
 
 SCHEMA_NAME = "ampbench.results"
 SCHEMA_VERSION = 2
@@ -132,20 +135,9 @@ def load_results(path) -> dict:
 
 def _read_json(path):
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ResultsError(path, "no such file") from None
-    except IsADirectoryError:
-        raise ResultsError(path, "is a directory, expected a results.json file") from None
-    except UnicodeDecodeError:
-        raise ResultsError(path, "not a JSON file (not UTF-8 text)") from None
-    except OSError as exc:
-        raise ResultsError(path, f"cannot read: {exc.strerror}") from None
-    try:
-        # NaN/Infinity tokens are tolerated (Python writers emit them).
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ResultsError(path, f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        return read_bounded_json(path)
+    except JsonInputError as exc:
+        raise ResultsError(path, exc.reason) from None
 
 
 def validate_results(doc, path="<results>") -> None:
@@ -188,11 +180,22 @@ def _check_case(case, index, path) -> None:
     if case["throughput"] is not None:
         _check_fields(case["throughput"], OPTIONAL_THROUGHPUT_FIELDS, path, prefix + "throughput.",
                       required=False)
+        _check_throughput_order(case["throughput"], path, prefix + "throughput.")
     _check_block(case, "ddp", DDP_FIELDS, path, prefix)
     _check_fields(case, OPTIONAL_CASE_FIELDS, path, prefix, required=False)
     if case.get("grad_health") is not None:
         _check_fields(case["grad_health"], GRAD_HEALTH_FIELDS, path, prefix + "grad_health.",
                       required=False)
+
+
+def _check_throughput_order(tp, path, prefix) -> None:
+    # The figures draw min..max error bars around the median: a negative or
+    # out-of-order triple is a corrupt file, not something to plot.
+    low, mid, high = tp["min"], tp["median"], tp["max"]
+    if not all(math.isfinite(v) and v >= 0 for v in (low, mid, high)):
+        raise ResultsError(path, f"{prefix}min/median/max must be finite and >= 0, got {low}/{mid}/{high}")
+    if not low <= mid <= high:
+        raise ResultsError(path, f"{prefix}min <= median <= max does not hold: {low}/{mid}/{high}")
 
 
 def _check_ceilings(env, path) -> None:

@@ -15,6 +15,7 @@
 
 #include "cli/cmd_run.h"
 #include "cli/command.h"
+#include "io/output_path.h"
 #include "kernels/ceilings.h"
 #include "results/results_writer.h"
 
@@ -26,6 +27,7 @@ struct QualifyArgs {
   std::string out_dir;
   std::vector<std::string> suites;  // empty: by device
   bool no_report = false;
+  bool overwrite = false;
 };
 
 // GPU machines get the full matrix and the GPU-sized throughput suite; a CPU
@@ -63,6 +65,12 @@ int qualify(const QualifyArgs& args) {
     if (ch == ':') ch = '-';
   const std::string out = args.out_dir.empty() ? "results/qualify-" + device + "-" + stamp : args.out_dir;
   const std::vector<std::string> suites = args.suites.empty() ? default_suites(device) : args.suites;
+  try {
+    io::prepare_output_dir("--out", out, !args.overwrite);
+  } catch (const std::exception& e) {
+    std::cerr << "ampbench qualify: error: " << e.what() << "\n";
+    return kExitUsage;
+  }
 
   std::cout << "== ceilings\n";
   nlohmann::json ceilings;
@@ -87,6 +95,7 @@ int qualify(const QualifyArgs& args) {
     run.out_dir = out + "/" + suite;
     run.ceilings_file = ceilings_path;
     run.no_report = true;
+    run.overwrite = true;  // qualify checked --out above; each suite's folder is its own
     const int code = run_suite(run);
     outcomes.emplace_back(suite, code);
     if (std::filesystem::exists(run.out_dir + "/results.json")) results.push_back(run.out_dir + "/results.json");
@@ -121,10 +130,18 @@ void add_qualify_command(CLI::App& app, Action& selected) {
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
   sub->add_option("--out", args->out_dir, "Output directory [default: results/qualify-DEVICE-TIME]");
-  sub->add_option("--suites", args->suites, "Suites to run [default: conformance,throughput on CUDA; smoke on CPU]")
-      ->delimiter(',');
+  CLI::Option* suites =
+      sub->add_option("--suites", args->suites, "Suites to run [default: conformance,throughput on CUDA; smoke on CPU]")
+          ->delimiter(',');
   sub->add_flag("--no-report", args->no_report, "Do not build the report");
-  sub->callback([args, &selected] { selected = [args] { return qualify(*args); }; });
+  sub->add_flag("--overwrite", args->overwrite, "Reuse a non-empty --out, replacing its suites' results");
+  sub->callback([args, suites, &selected] {
+    // `--suites ''` used to fall back to the default suites and say QUALIFIED.
+    const bool blank = std::any_of(args->suites.begin(), args->suites.end(), [](const std::string& s) { return s.empty(); });
+    if (suites->count() > 0 && (args->suites.empty() || blank))
+      throw CLI::ValidationError("--suites", "empty suite name (expected e.g. --suites smoke,throughput)");
+    selected = [args] { return qualify(*args); };
+  });
 }
 
 }  // namespace ampbench::cli

@@ -10,18 +10,25 @@
 #include <optional>
 #include <string>
 
+#include <sys/wait.h>
 #include <unistd.h>
+#include <cerrno>
 
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 
 #include "cli/cmd_run.h"
 #include "cli/command.h"
+#include "cli/finite_range.h"
 #include "cli/local_ranks.h"
 #include "core/build_info.h"
 #include "distributed/context.h"
 #include "distributed/launcher.h"
+#include "distributed/stop_signals.h"
 #include "env/env_fingerprint.h"
 #include "gate/report.h"
+#include "io/json_file.h"
+#include "io/output_path.h"
+#include "runner/case_filter.h"
 #include "runner/suite_run.h"
 #include "runner/summary_table.h"
 
@@ -37,12 +44,11 @@ std::string resolve_device(const std::string& requested) {
 namespace {
 
 nlohmann::json read_ceilings(const std::string& path) {
-  std::ifstream in(path);
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    throw std::invalid_argument(path + ": not valid JSON: " + e.what());
+    j = io::read_json_file(path);
+  } catch (const io::JsonFileError& e) {
+    throw std::invalid_argument(std::string("--ceilings ") + e.what());
   }
   if (!j.is_object() || !j.contains("matmul_tflops") || !j["matmul_tflops"].is_object())
     throw std::invalid_argument(path + ": not a ceilings file (no \"matmul_tflops\" object)");
@@ -56,7 +62,55 @@ std::string default_out_dir(const std::string& suite, const std::string& device)
   return "results/" + suite + "-" + device + "-" + stamp;
 }
 
+// c10d's messages carry a C++ backtrace after the first line.
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+// Each local rank is a process with its own threads and model copies: more
+// ranks than the machine can hold were started until the OS refused.
+void check_rank_count(const RunArgs& args, const std::vector<CaseSpec>& cases, const std::string& device) {
+  int wanted = args.nproc;
+  for (const CaseSpec& c : cases)
+    if (needs_local_ranks(c)) wanted = std::max(wanted, c.world_size);
+  if (wanted <= 1 || args.allow_oversubscribe) return;
+  const long cores = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+  // CPU: two ranks per core still make progress; CUDA: one GPU per rank.
+  const int cap = device == "cuda" ? static_cast<int>(torch::cuda::device_count()) : static_cast<int>(2 * cores);
+  if (device == "cuda" && args.nproc == 0) return;  // ddp cases run on the GPUs there are (local_ranks.cpp)
+  if (wanted > std::max(cap, 2))
+    throw std::invalid_argument(std::to_string(wanted) + " ranks (" + (args.nproc > 0 ? "--nproc" : "a case's world_size") +
+                                ") exceed what this machine holds (" + std::to_string(std::max(cap, 2)) + " on " +
+                                (device == "cuda" ? "its GPUs" : std::to_string(cores) + " cores") +
+                                "); pass --allow-oversubscribe to start them anyway");
+}
+
+// Every output checked before any case runs (io/output_path.h).
+void check_outputs(const RunArgs& args, const std::string& out_dir) {
+  io::prepare_output_dir("--out", out_dir, !args.overwrite);
+  if (args.overwrite) io::remove_previous_run(out_dir);
+  if (!args.junit.empty()) io::check_output_file("--junit", args.junit);
+  if (!args.dump_dir.empty()) io::prepare_output_dir("--dump", args.dump_dir, false);
+}
+
 }  // namespace
+
+// std::system, except that the child dies with this process: a report must
+// not go on being built for a run that was stopped.
+int run_shell_dying_with_us(const std::string& cmd) {
+  std::cout << std::flush;
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    distributed::die_with_parent(parent);
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return -1;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
 
 // The report is Python (reports/); a failure there never loses the results.
 bool make_report(const std::vector<std::string>& results_paths, const std::string& report_dir) {
@@ -65,7 +119,7 @@ bool make_report(const std::vector<std::string>& results_paths, const std::strin
   std::string cmd = "cd '" + std::string(build_info::source_dir()) + "' && '" + py + "' -m reports";
   for (const std::string& p : results_paths) cmd += " '" + std::filesystem::absolute(p).string() + "'";
   cmd += " --out '" + std::filesystem::absolute(report_dir).string() + "'";
-  if (std::system(cmd.c_str()) == 0) {
+  if (run_shell_dying_with_us(cmd) == 0) {
     std::cout << "report:  " << report_dir << "/index.html\n";
     return true;
   }
@@ -97,7 +151,7 @@ int run_suite(const RunArgs& args) {
     for (CaseSpec& c : cases) c.seed = *args.seed;
   if (args.no_mkldnn) at::globalContext().setUserEnabledMkldnn(false);
   if (cases.empty()) {
-    std::cerr << "ampbench run: error: --filter '" << args.filter << "' matches no case of suite " << suite.name << "\n";
+    std::cerr << "ampbench run: error: --filter '" << shown_filter(args.filter) << "' matches no case of suite " << suite.name << "\n";
     return kExitUsage;
   }
   std::string out_dir = args.out_dir.empty() ? default_out_dir(suite.name, device) : args.out_dir;
@@ -113,6 +167,16 @@ int run_suite(const RunArgs& args) {
     return kExitUsage;
   }
   if (rank_env && std::getenv(distributed::kRankOutDirEnv)) out_dir = std::getenv(distributed::kRankOutDirEnv);
+  // Ranks write where their launcher, which checked it, tells them.
+  if (!rank_env) {
+    try {
+      check_rank_count(args, cases, device);
+      check_outputs(args, out_dir);
+    } catch (const std::exception& e) {
+      std::cerr << "ampbench run: error: " << e.what() << "\n";
+      return kExitUsage;
+    }
+  }
   if (args.nproc > 0 && !rank_env) return distributed::launch_local_ranks({args.nproc, args.rank_timeout, out_dir, {}});
   RunOptions options;
   if (rank_env) {
@@ -121,8 +185,8 @@ int run_suite(const RunArgs& args) {
           distributed::join(*rank_env, device == "cuda", std::chrono::seconds(args.rank_timeout)));
     } catch (const std::exception& e) {
       std::cerr << "ampbench run: error: rank " << rank_env->rank << " could not join the process group at "
-                << rank_env->master_addr << ":" << rank_env->master_port << ": " << e.what() << "\n";
-      return 3;
+                << rank_env->master_addr << ":" << rank_env->master_port << ": " << first_line(e.what()) << "\n";
+      return kExitRendezvous;
     }
     for (CaseSpec& c : cases) {
       c.device_index = device == "cuda" ? rank_env->local_rank : 0;
@@ -191,6 +255,12 @@ int run_suite(const RunArgs& args) {
       summary.nonconforming += static_cast<int>(in_ranks.size() - ranked.cases.size());
     }
     launch_exit = ranked.exit_code > 1 ? ranked.exit_code : 0;
+    if (ranked.exit_code >= distributed::stopped_exit_code(1)) {
+      // Stopped by a signal: the cases the ranks finished are merged above;
+      // the file stays complete=false and gets no report.
+      std::cerr << "ampbench run: error: stopped; results so far (incomplete, no report): " << results_path << "\n";
+      return ranked.exit_code;
+    }
   }
   writer->finish();
 
@@ -212,6 +282,11 @@ int run_suite(const RunArgs& args) {
   }
   if (!args.no_report && rank0) make_report({results_path}, out_dir + "/report");
   if (launch_exit != 0) return launch_exit;
+  // Exit 1 says why on stderr too: a CI log may show nothing else.
+  if (!summary.ok())
+    std::cerr << "ampbench run: error: " << summary.nonconforming
+              << " case(s) did not conform (an unexpected failure, an uncaught negative control or an error); "
+                 "see the lines marked above and " << results_path << "\n";
   return summary.ok() ? kExitOk : kExitFailure;
 }
 
@@ -240,9 +315,13 @@ void add_run_command(CLI::App& app, Action& selected) {
   sub->add_flag("--no-mkldnn", args->no_mkldnn,
                 "CPU: run without oneDNN (other kernels, other rounding; the results' env records it)");
   sub->add_flag("--no-report", args->no_report, "Do not build the HTML/Markdown report");
+  sub->add_flag("--allow-oversubscribe", args->allow_oversubscribe,
+                "Start more local ranks than the machine holds (2 per CPU core, 1 per GPU)");
+  sub->add_flag("--overwrite", args->overwrite,
+                "Reuse a non-empty --out: remove the previous run's results, report and rank folders first");
   sub->add_option("--inject-slowdown", args->inject_slowdown,
                   "Debug: add busy work equal to this fraction of each timed step (gate calibration)")
-      ->check(CLI::Range(0.0, 10.0))
+      ->check(FiniteRange(0.0, 10.0))
       ->group("Debug");
   sub->add_option("--ceilings", args->ceilings_file,
                   "Embed these measured ceilings (JSON, as `ampbench qualify` writes) in the env block and report "

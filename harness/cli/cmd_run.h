@@ -27,6 +27,10 @@ struct RunArgs {
   // CPU: run without oneDNN (other kernels, other rounding): the envelope's
   // "different hardware" check on one machine.
   bool no_mkldnn = false;
+  // A non-empty --out is refused unless this is set; then the previous run's
+  // files there are removed first (io::remove_previous_run).
+  bool overwrite = false;
+  bool allow_oversubscribe = false;  // more local ranks than cores (CPU) or GPUs
 };
 
 // "auto" -> the best device present; throws std::invalid_argument for cuda

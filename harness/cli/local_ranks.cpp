@@ -1,38 +1,30 @@
 #include "cli/local_ranks.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
 #include <torch/cuda.h>
 
 #include "distributed/launcher.h"
+#include "io/json_file.h"
+#include "runner/case_filter.h"
 
 namespace ampbench::cli {
 namespace {
 
-std::string regex_escape(const std::string& s) {
-  static const std::string special = R"(\^$.|?*+()[]{}/)";
-  std::string out;
-  for (char c : s) {
-    if (special.find(c) != std::string::npos) out += '\\';
-    out += c;
-  }
-  return out;
-}
-
 // ^(id1|id2|...)$: exactly these cases (their baselines are among them).
 std::string exact_ids_filter(const std::vector<CaseSpec>& cases) {
   std::string re = "^(";
-  for (size_t i = 0; i < cases.size(); ++i) re += (i ? "|" : "") + regex_escape(cases[i].id);
+  for (size_t i = 0; i < cases.size(); ++i) re += (i ? "|" : "") + quote_regex(cases[i].id);
   return re + ")$";
 }
 
 std::vector<nlohmann::json> read_rank0_cases(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return {};
+  if (!std::filesystem::exists(path)) return {};
   try {
-    const nlohmann::json doc = nlohmann::json::parse(in);
+    const nlohmann::json doc = io::read_json_file(path);
     return doc.at("cases").get<std::vector<nlohmann::json>>();
   } catch (const std::exception& e) {
     std::cerr << "ampbench run: error: " << path << ": unreadable rank 0 results: " << e.what() << "\n";

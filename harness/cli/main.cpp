@@ -3,9 +3,13 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "distributed/stop_signals.h"
 
 int main(int argc, char** argv) {
   using namespace ampbench::cli;
+  // A launched rank ties its life to the launcher's first thing: a launcher
+  // killed while ranks start must not leave them running (stop_signals.h).
+  ampbench::distributed::die_with_launcher();
   CLI::App app{"ampbench: mixed-precision training benchmark and conformance suite", "ampbench"};
   app.require_subcommand(1);
   Action selected;

@@ -1,4 +1,5 @@
 #include "distributed/launcher.h"
+#include "distributed/stop_signals.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -122,6 +123,7 @@ int launch_local_ranks(const LaunchOptions& options) {
 
   std::cout << "launching " << options.nproc << " ranks (store 127.0.0.1:" << port << ", logs " << out_dir
             << "/rank<N>.log, --rank-timeout " << options.rank_timeout_s << " s)" << std::endl;
+  const StopSignals stop;  // forwarded to the ranks below, never lost
   std::vector<Rank> ranks(static_cast<size_t>(options.nproc));
   for (int r = 0; r < options.nproc; ++r) {
     Rank& rank = ranks[static_cast<size_t>(r)];
@@ -132,7 +134,8 @@ int launch_local_ranks(const LaunchOptions& options) {
       const std::string kv = *e;
       const std::string key = kv.substr(0, kv.find('='));
       if (key == "RANK" || key == "WORLD_SIZE" || key == "LOCAL_RANK" || key == "MASTER_ADDR" ||
-          key == "MASTER_PORT" || key == "TORCHELASTIC_USE_AGENT_STORE" || key == kRankOutDirEnv)
+          key == "MASTER_PORT" || key == "TORCHELASTIC_USE_AGENT_STORE" || key == kRankOutDirEnv ||
+          key == kLauncherPidEnv)
         continue;
       env_strings.push_back(kv);
     }
@@ -149,6 +152,7 @@ int launch_local_ranks(const LaunchOptions& options) {
     env_strings.push_back("MASTER_PORT=" + std::to_string(port));
     env_strings.push_back("TORCHELASTIC_USE_AGENT_STORE=True");
     env_strings.push_back(std::string(kRankOutDirEnv) + "=" + out_dir);
+    env_strings.push_back(std::string(kLauncherPidEnv) + "=" + std::to_string(getpid()));
     std::vector<char*> envp;
     for (const std::string& s : env_strings) envp.push_back(const_cast<char*>(s.c_str()));
     envp.push_back(nullptr);
@@ -176,6 +180,15 @@ int launch_local_ranks(const LaunchOptions& options) {
   std::string failure;
   for (;;) {
     echo(ranks[0].log, echoed);
+    if (const int sig = stop.received()) {
+      // Stopped: every rank gets SIGTERM (then SIGKILL after 5 s); what
+      // rank 0 wrote stays, marked incomplete, and no report is made.
+      terminate_all(ranks);
+      echo(ranks[0].log, echoed);
+      std::cerr << "ampbench run: error: stopped by signal " << sig << " (" << strsignal(sig)
+                << "); the ranks were stopped; results written so far (incomplete): " << out_dir << "/results.json\n";
+      return stopped_exit_code(sig);
+    }
     bool any_running = false;
     // Reap first, then blame: a rank killed by a signal is the cause, a rank
     // that exited because it lost its peers (code 3) only a consequence.

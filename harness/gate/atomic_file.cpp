@@ -21,6 +21,10 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   const fs::path target(path);
   std::error_code ec;
   if (fs::is_directory(target, ec)) throw GateInputError(path, "cannot write: is a directory");
+  // rename() would replace a device node (/dev/null, /dev/full) or a FIFO
+  // with a regular file.
+  if (fs::exists(target, ec) && !fs::is_regular_file(target, ec))
+    throw GateInputError(path, "exists and is not a regular file; refusing to replace it");
   const fs::path parent = target.parent_path();
   if (!parent.empty()) {
     fs::create_directories(parent, ec);

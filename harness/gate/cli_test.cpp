@@ -146,6 +146,8 @@ TEST_F(GateCli, StoredBaselineLookup) {
 
   const Outcome found = gate(cmd("", slow));
   EXPECT_EQ(found.code, 1) << found.err;
+  EXPECT_NE(found.err.find("ampbench gate: error: 1 regression(s) against the baseline"), std::string::npos)
+      << found.err;  // exit 1 says why on stderr
   EXPECT_NE(found.out.find("using baseline " + dir.file("baselines") + "/smoke__cpu__"), std::string::npos);
 }
 

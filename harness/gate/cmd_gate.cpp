@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/finite_range.h"
 #include "gate/gate_main.h"
 
 namespace ampbench::cli {
@@ -29,12 +30,12 @@ void add_gate_command(CLI::App& app, Action& selected) {
       ->type_name("DIR")
       ->capture_default_str();
   sub->add_option("--alpha", cmd->options.alpha, "Significance level of the two-sided Mann-Whitney U test")
-      ->check(CLI::Range(1e-12, 1.0))
+      ->check(FiniteRange(1e-12, 1.0))
       ->capture_default_str();
   sub->add_option("--min-effect", cmd->options.min_effect,
                   "Minimum relative median change that counts, as a fraction (0.05 = 5%); a case's "
                   "\"gate\": {\"min_effect\": x} or the results' top-level \"gate\" object takes precedence")
-      ->check(CLI::NonNegativeNumber)
+      ->check(FiniteRange(0.0, 1.0))
       ->capture_default_str();
   sub->add_flag("--paired", cmd->options.paired,
                 "The runs were interleaved (B1 C1 B2 C2 ...): pair baseline run i with current run i and test "
@@ -46,6 +47,10 @@ void add_gate_command(CLI::App& app, Action& selected) {
                 "Compare throughput even when the environment fingerprints differ");
   sub->add_flag("--allow-missing", cmd->options.allow_missing,
                 "Cases missing from the current results are warnings, not regressions");
+  sub->add_flag("--allow-suite-mismatch", cmd->options.allow_suite_mismatch,
+                "Compare results of different suites (the cases they share) instead of refusing them");
+  sub->add_flag("--allow-incomplete", cmd->options.allow_incomplete,
+                "Gate a current run that did not finish (complete=false); its missing cases count as missing");
   sub->add_flag("--allow-new-skips", cmd->options.allow_new_skips,
                 "Newly skipped cases are warnings, not regressions");
   sub->add_option("--correction", *correction,

@@ -438,6 +438,15 @@ GateReport compare_results(const ResultsFile& baseline, const ResultsFile& curre
                                            std::to_string(current.cases.size()) + " current cases)");
   }
 
+  if (baseline.suite != current.suite && !options.allow_suite_mismatch) {
+    throw GateInputError(current.path, "suite \"" + current.suite + "\" is not the baseline's \"" + baseline.suite +
+                                           "\" (" + baseline.path + "); pass --allow-suite-mismatch to compare "
+                                           "the cases they share");
+  }
+  if (!current.complete && !options.allow_incomplete) {
+    throw GateInputError(current.path, "the run did not finish (complete=false); rerun it, or pass "
+                                       "--allow-incomplete to gate the cases it has");
+  }
   if (baseline.suite != current.suite) {
     report.notices.push_back("note: suites differ (baseline \"" + baseline.suite + "\", current \"" + current.suite +
                              "\"); comparing the cases they share");

@@ -36,6 +36,10 @@ struct GateOptions {
   bool allow_env_mismatch = false;  // compare throughput across env fingerprints
   bool allow_missing = false;       // missing cases: warning instead of regression
   bool allow_new_skips = false;     // newly skipped cases: warning instead of regression
+  // Without these, results of another suite or an unfinished current run are
+  // unusable input (exit 2): they showed as dozens of "missing" regressions.
+  bool allow_suite_mismatch = false;
+  bool allow_incomplete = false;
   bool conformance_only = false;  // show throughput, never gate it (shared, noisy runners)
   bool paired = false;  // runs were interleaved (B1 C1 B2 C2 ...): pair run i with run i
   Correction correction = Correction::BenjaminiHochberg;

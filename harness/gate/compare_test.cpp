@@ -276,11 +276,29 @@ TEST(CompareEnv, ConformanceIsComparedDespiteMismatch) {
   EXPECT_EQ(find(compare_docs(base, cur), kId, "conformance").verdict, Verdict::Regression);
 }
 
-TEST(CompareFiles, IncompleteCurrentIsNoted) {
+TEST(CompareFiles, IncompleteCurrentIsRefusedUnlessAllowed) {
   json cur = make_results({make_case("a")});
   cur["complete"] = false;
-  const GateReport r = compare_docs(make_results({make_case("a")}), cur);
+  try {
+    compare_docs(make_results({make_case("a")}), cur);
+    FAIL() << "an unfinished current run was gated";
+  } catch (const GateInputError& e) {
+    EXPECT_EQ(e.file(), "cur.json");
+    EXPECT_NE(e.problem().find("did not finish (complete=false)"), std::string::npos) << e.what();
+  }
+  GateOptions o;
+  o.allow_incomplete = true;
+  const GateReport r = compare_docs(make_results({make_case("a")}), cur, o);
   EXPECT_TRUE(notice_contains(r, "incomplete"));
+}
+
+TEST(CompareFiles, DifferentSuitesAreRefusedUnlessAllowed) {
+  json base = make_results({make_case("a")});
+  base["suite"] = "other";
+  EXPECT_THROW(compare_docs(base, make_results({make_case("a")})), GateInputError);
+  GateOptions o;
+  o.allow_suite_mismatch = true;
+  EXPECT_TRUE(notice_contains(compare_docs(base, make_results({make_case("a")}), o), "suites differ"));
 }
 
 }  // namespace

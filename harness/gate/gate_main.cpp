@@ -43,7 +43,11 @@ int run_gate(const GateCommand& cmd, std::ostream& out, std::ostream& err) {
     out.flush();
     if (!cmd.markdown.empty()) write_file_atomic(cmd.markdown, markdown_report(report));
     if (!cmd.junit.empty()) write_file_atomic(cmd.junit, junit_report(report));
-    return report.exit_code() == 0 ? kGateOk : kGateRegression;
+    if (report.exit_code() == 0) return kGateOk;
+    // Exit 1 says why on stderr too (the table above went to stdout).
+    err << "ampbench gate: error: " << report.count(Verdict::Regression)
+        << " regression(s) against the baseline; see the rows marked above\n";
+    return kGateRegression;
   } catch (const GateInputError& e) {
     out.flush();
     err << "ampbench gate: error: " << e.what() << "\n";

@@ -1,4 +1,5 @@
 #include "gate/results_file.h"
+#include "io/json_file.h"
 
 #include <cmath>
 #include <filesystem>
@@ -19,15 +20,6 @@ const char* to_string(InputKind kind) {
 }
 
 namespace {
-
-// nlohmann's messages start with "[json.exception.parse_error.101] ".
-std::string strip_json_prefix(const std::string& what) {
-  if (!what.empty() && what.front() == '[') {
-    const auto close = what.find("] ");
-    if (close != std::string::npos) return what.substr(close + 2);
-  }
-  return what;
-}
 
 const char* type_name(const json& v) {
   switch (v.type()) {
@@ -88,16 +80,10 @@ std::optional<long long> optional_int(const json& obj, const char* key) {
 }  // namespace
 
 json read_json_file(const std::string& path) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(status)) throw GateInputError(path, "no such file");
-  if (std::filesystem::is_directory(status)) throw GateInputError(path, "is a directory, not a JSON file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw GateInputError(path, "cannot be opened for reading");
   try {
-    return json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw GateInputError(path, "not valid JSON: " + strip_json_prefix(e.what()));
+    return io::read_json_file(path);
+  } catch (const io::JsonFileError& e) {
+    throw GateInputError(e.file(), e.problem());
   }
 }
 

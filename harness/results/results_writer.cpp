@@ -247,13 +247,23 @@ void write_file_atomically(const std::string& path, const std::string& text) {
     fs::create_directories(target.parent_path(), ec);
     if (ec) throw std::runtime_error(path + ": cannot create directory: " + ec.message());
   }
+  std::error_code ec;
+  // rename() would replace a device node or FIFO with a regular file.
+  if (fs::exists(target, ec) && !fs::is_regular_file(target, ec))
+    throw std::runtime_error(path + ": exists and is not a regular file; refusing to replace it");
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::trunc);
     if (!out) throw std::runtime_error(path + ": cannot write: " + std::strerror(errno));
     out << text;
     out.flush();
-    if (!out) throw std::runtime_error(path + ": write failed: " + std::strerror(errno));
+    if (!out) {
+      // A full disk: the previous results.json stays valid; leave no partial .tmp beside it.
+      const std::string why = std::strerror(errno);
+      out.close();
+      std::remove(tmp.c_str());
+      throw std::runtime_error(path + ": write failed: " + why);
+    }
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string why = std::strerror(errno);

@@ -1,4 +1,5 @@
 #include "runner/suite_run.h"
+#include "runner/case_filter.h"
 
 #include <algorithm>
 #include <chrono>
@@ -12,68 +13,11 @@ namespace ampbench {
 
 namespace {
 
-const std::regex kFieldFilter(R"(^[a-z_]+=[^,=]+(,[a-z_]+=[^,=]+)*$)");
-
-std::string field_of(const CaseSpec& c, const std::string& key, const std::string& filter) {
-  if (key == "workload") return c.workload;
-  if (key == "variant") return c.variant;
-  if (key == "model") return c.model;
-  if (key == "precision") return c.precision.name();
-  if (key == "optimizer") return c.optimizer;
-  if (key == "tag") return c.tag;
-  throw std::invalid_argument("--filter '" + filter + "': unknown field '" + key +
-                              "' (known: workload, variant, model, precision, optimizer, tag)");
-}
-
-bool value_matches(const std::string& key, const std::string& actual, const std::string& wanted) {
-  if (actual == wanted) return true;
-  return key == "workload" && actual.rfind(wanted + "_", 0) == 0;  // clip -> clip_norm, clip_value
-}
-
-// key -> accepted values.
-using FieldFilter = std::map<std::string, std::vector<std::string>>;
-
-FieldFilter parse_field_filter(const std::string& filter) {
-  FieldFilter fields;
-  std::stringstream terms(filter);
-  std::string term;
-  while (std::getline(terms, term, ',')) {
-    const size_t eq = term.find('=');
-    std::stringstream values(term.substr(eq + 1));
-    std::string value;
-    while (std::getline(values, value, '|')) fields[term.substr(0, eq)].push_back(value);
-  }
-  return fields;
-}
-
-std::function<bool(const CaseSpec&)> make_matcher(const std::string& filter) {
-  if (std::regex_match(filter, kFieldFilter)) {
-    const FieldFilter fields = parse_field_filter(filter);
-    CaseSpec probe;
-    for (const auto& [key, values] : fields) field_of(probe, key, filter);  // reject unknown keys up front
-    return [fields, filter](const CaseSpec& c) {
-      for (const auto& [key, values] : fields) {
-        const std::string actual = field_of(c, key, filter);
-        if (std::none_of(values.begin(), values.end(),
-                         [&](const std::string& v) { return value_matches(key, actual, v); }))
-          return false;
-      }
-      return true;
-    };
-  }
-  try {
-    const std::regex re(filter);
-    return [re](const CaseSpec& c) { return std::regex_search(c.id, re); };
-  } catch (const std::regex_error& e) {
-    throw std::invalid_argument("--filter '" + filter + "' is not a valid regular expression: " + e.what());
-  }
-}
-
 }  // namespace
 
 std::vector<CaseSpec> select_cases(const Suite& suite, const std::string& filter) {
   if (filter.empty()) return suite.cases;
-  const auto matches = make_matcher(filter);
+  const auto matches = parse_case_filter(filter);
   std::set<std::string> keep;
   for (const CaseSpec& c : suite.cases) {
     if (!matches(c)) continue;

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <functional>
 #include <ostream>
-#include <regex>
 #include <string>
 
 #include "results/results_writer.h"
@@ -42,7 +41,8 @@ struct SuiteRunSummary {
 //    variant, model, precision, optimizer, tag; different keys must all
 //    match, a repeated key or "a|b" matches either; workload=clip matches
 //    clip_norm and clip_value);
-//  - otherwise an ECMAScript regex searched in the case id.
+//  - otherwise an RE2 regular expression searched in the case id
+//    (runner/case_filter.h).
 // An empty filter keeps everything. Throws std::invalid_argument on a bad
 // regex or an unknown field.
 std::vector<CaseSpec> select_cases(const Suite& suite, const std::string& filter);

@@ -1,10 +1,15 @@
 #include "suite/suite.h"
 #include "core/build_info.h"
+#include "io/json_file.h"
+#include "suite/memory_estimate.h"
+#include "suite/suite_reader.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
+#include <iomanip>
+#include <limits>
 #include <fstream>
 #include <map>
 #include <set>
@@ -59,6 +64,11 @@ std::string make_case_id(const CaseSpec& spec) {
 
 namespace {
 
+using suite_detail::number;
+using suite_detail::Reader;
+using suite_detail::require_in;
+using suite_detail::require_positive;
+
 bool contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
@@ -69,91 +79,22 @@ std::string join(const std::vector<std::string>& names) {
   return out;
 }
 
-// Reads typed fields from a JSON object, naming file and field in errors and
-// rejecting keys it was not asked about (a typo must not be silently ignored).
-class Reader {
- public:
-  Reader(const json& node, std::string file, std::string where)
-      : node_(node), file_(std::move(file)), where_(std::move(where)) {
-    if (!node_.is_object()) fail("", "expected an object");
-  }
+// Upper bounds far beyond every suite in suites/ (at most 30 steps, batch
+// 512, hidden 4096) and low enough that a typo cannot start a run of days or
+// an allocation of terabytes (the memory estimate below catches products).
+constexpr int kMaxSteps = 100000;
+constexpr int kMaxDimension = 1 << 20;  // any one model size, batch included
+constexpr int kMaxWorldSize = 1024;     // the machine's own cap is checked at run time
+constexpr int kMaxAccumulation = 1024;
+constexpr int kMaxRepetitions = 1000;
+constexpr double kMaxFactor = 1e6;      // lr, clipping thresholds, loss multiplier
 
-  [[noreturn]] void fail(const std::string& key, const std::string& reason) const {
-    throw SuiteError(file_ + ": " + field(key) + ": " + reason);
-  }
-
-  std::string field(const std::string& key) const {
-    if (key.empty()) return where_.empty() ? "(top level)" : where_;
-    return where_.empty() ? key : where_ + "." + key;
-  }
-
-  bool has(const std::string& key) {
-    seen_.insert(key);
-    return node_.contains(key);
-  }
-
-  template <typename T>
-  T get(const std::string& key, const T& fallback) {
-    if (!has(key)) return fallback;
-    return convert<T>(key);
-  }
-
-  template <typename T>
-  T require(const std::string& key) {
-    if (!has(key)) fail(key, "missing required field");
-    return convert<T>(key);
-  }
-
-  Reader child(const std::string& key) {
-    seen_.insert(key);
-    static const json empty = json::object();
-    return Reader(node_.contains(key) ? node_.at(key) : empty, file_, field(key));
-  }
-
-  const json& raw(const std::string& key) {
-    seen_.insert(key);
-    return node_.at(key);
-  }
-
-  void reject_unknown_keys() const {
-    for (const auto& [key, value] : node_.items()) {
-      if (!seen_.count(key)) fail(key, "unknown field");
-    }
-  }
-
-  std::vector<std::string> keys() const {
-    std::vector<std::string> out;
-    for (const auto& [key, value] : node_.items()) out.push_back(key);
-    return out;
-  }
-
- private:
-  template <typename T>
-  T convert(const std::string& key) const {
-    const json& value = node_.at(key);
-    if constexpr (std::is_same_v<T, bool>) {
-      if (!value.is_boolean()) fail(key, "expected true or false, got " + value.dump());
-    } else if constexpr (std::is_integral_v<T>) {
-      if (!value.is_number_integer()) fail(key, "expected an integer, got " + value.dump());
-    } else if constexpr (std::is_floating_point_v<T>) {
-      if (!value.is_number()) fail(key, "expected a number, got " + value.dump());
-    } else if constexpr (std::is_same_v<T, std::string>) {
-      if (!value.is_string()) fail(key, "expected a string, got " + value.dump());
-    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
-      if (!value.is_array() || !std::all_of(value.begin(), value.end(), [](const json& v) { return v.is_string(); }))
-        fail(key, "expected a list of strings, got " + value.dump());
-    }
-    return value.get<T>();
-  }
-
-  const json& node_;
-  std::string file_;
-  std::string where_;
-  std::set<std::string> seen_;
-};
-
-void require_positive(Reader& r, const std::string& key, double value) {
-  if (!(value > 0)) r.fail(key, "must be positive, got " + std::to_string(value));
+bool is_plain_name(const std::string& name) {
+  if (name.empty() || name.size() > 128 || name.front() == '.') return false;
+  return std::all_of(name.begin(), name.end(), [](char ch) {
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '.' ||
+           ch == '_' || ch == '-';
+  });
 }
 
 void require_known(Reader& r, const std::string& key, const std::string& value,
@@ -167,9 +108,10 @@ ScalerSettings read_scaler(Reader r, ScalerSettings s) {
   s.backoff_factor = r.get("backoff_factor", s.backoff_factor);
   s.growth_interval = r.get("growth_interval", s.growth_interval);
   require_positive(r, "init_scale", s.init_scale);
-  if (!(s.growth_factor > 1)) r.fail("growth_factor", "must be > 1");
+  if (!(s.init_scale <= 1e30)) r.fail("init_scale", "must be at most 1e30 (float32 overflows past 3.4e38), got " + number(s.init_scale));
+  if (!(s.growth_factor > 1 && s.growth_factor <= 1e3)) r.fail("growth_factor", "must be in (1, 1000]");
   if (!(s.backoff_factor > 0 && s.backoff_factor < 1)) r.fail("backoff_factor", "must be in (0, 1)");
-  require_positive(r, "growth_interval", s.growth_interval);
+  require_in(r, "growth_interval", s.growth_interval, 1, 1e9);
   r.reject_unknown_keys();
   return s;
 }
@@ -196,7 +138,7 @@ const std::vector<std::string> kSettingKeys = {"steps", "seed", "lr", "cosine_sc
 
 TrainingSettings read_settings(Reader& r, TrainingSettings s) {
   s.steps = r.get("steps", s.steps);
-  require_positive(r, "steps", s.steps);
+  require_in(r, "steps", s.steps, 1, kMaxSteps);
   s.seed = r.get<std::uint64_t>("seed", s.seed);
   if (r.has("lr")) {
     const json& lr = r.raw("lr");
@@ -207,21 +149,28 @@ TrainingSettings read_settings(Reader& r, TrainingSettings s) {
       for (const auto& opt : known_optimizers()) s.lr[opt] = lr_reader.get(opt, s.lr[opt]);
       lr_reader.reject_unknown_keys();
     }
-    for (const auto& [opt, value] : s.lr) require_positive(r, "lr", value);
+    for (const auto& [opt, value] : s.lr) {
+      require_positive(r, "lr", value);
+      require_in(r, "lr", value, 0, kMaxFactor);
+    }
   }
   s.cosine_schedule = r.get("cosine_schedule", s.cosine_schedule);
   s.iters_to_accumulate = r.get("iters_to_accumulate", s.iters_to_accumulate);
-  require_positive(r, "iters_to_accumulate", s.iters_to_accumulate);
+  require_in(r, "iters_to_accumulate", s.iters_to_accumulate, 1, kMaxAccumulation);
   s.max_norm = r.get("max_norm", s.max_norm);
   require_positive(r, "max_norm", s.max_norm);
+  require_in(r, "max_norm", s.max_norm, 0, kMaxFactor);
   s.clip_value = r.get("clip_value", s.clip_value);
   require_positive(r, "clip_value", s.clip_value);
+  require_in(r, "clip_value", s.clip_value, 0, kMaxFactor);
   s.loss_multiplier = r.get("loss_multiplier", s.loss_multiplier);
   require_positive(r, "loss_multiplier", s.loss_multiplier);
+  require_in(r, "loss_multiplier", s.loss_multiplier, 0, kMaxFactor);
   s.inject_inf_step = r.get("inject_inf_step", s.inject_inf_step);
+  if (s.inject_inf_step < -1) r.fail("inject_inf_step", "must be -1 (none) or a step index, got " + std::to_string(s.inject_inf_step));
   if (s.inject_inf_step >= s.steps) r.fail("inject_inf_step", "must be below steps (" + std::to_string(s.steps) + ")");
   s.world_size = r.get("world_size", s.world_size);
-  require_positive(r, "world_size", s.world_size);
+  require_in(r, "world_size", s.world_size, 1, kMaxWorldSize);
   if (r.has("scaler")) s.scaler = read_scaler(r.child("scaler"), s.scaler);
   return s;
 }
@@ -244,8 +193,11 @@ ModelSizes read_sizes(Reader r, const std::string& model) {
     if (s.heads <= 0 || s.d_model % s.heads != 0) r.fail("heads", "must divide d_model");
   }
   r.reject_unknown_keys();
-  for (int v : {s.batch, s.classes, s.in_features, s.hidden, s.channels, s.image, s.seq, s.d_model, s.heads, s.ffn})
-    if (v <= 0) r.fail("", "sizes must be positive");
+  const std::pair<const char*, int> dims[] = {{"batch", s.batch},   {"classes", s.classes}, {"in_features", s.in_features},
+                                              {"hidden", s.hidden}, {"channels", s.channels}, {"image", s.image},
+                                              {"seq", s.seq},       {"d_model", s.d_model}, {"heads", s.heads},
+                                              {"ffn", s.ffn}};
+  for (const auto& [key, v] : dims) require_in(r, key, v, 1, kMaxDimension);
   return s;
 }
 
@@ -267,6 +219,8 @@ ToleranceRule read_rule(Reader r, ToleranceRule rule, double noise_factor) {
   }
   if (rule.max_extra_skipped_steps < 0) r.fail("max_extra_skipped_steps", "must be >= 0");
   if (rule.max_calibration_skips < 0) r.fail("max_calibration_skips", "must be >= 0");
+  require_in(r, "max_extra_skipped_steps", rule.max_extra_skipped_steps, 0, kMaxSteps);
+  require_in(r, "max_calibration_skips", rule.max_calibration_skips, 0, kMaxSteps);
   rule.noise_factor = noise_factor;
   r.reject_unknown_keys();
   return rule;
@@ -336,9 +290,9 @@ ThroughputSettings read_throughput(Reader r) {
   t.warmup_steps = r.get("warmup_steps", t.warmup_steps);
   t.measured_steps = r.get("measured_steps", t.measured_steps);
   t.repetitions = r.get("repetitions", t.repetitions);
-  if (t.warmup_steps < 0) r.fail("warmup_steps", "must be >= 0");
-  require_positive(r, "measured_steps", t.measured_steps);
-  require_positive(r, "repetitions", t.repetitions);
+  require_in(r, "warmup_steps", t.warmup_steps, 0, kMaxSteps);
+  require_in(r, "measured_steps", t.measured_steps, 1, kMaxSteps);
+  require_in(r, "repetitions", t.repetitions, 1, kMaxRepetitions);
   t.input = read_input_mode(r, t.input);
   r.reject_unknown_keys();
   return t;
@@ -515,17 +469,29 @@ std::string resolve_suite_path(const std::string& name_or_path) {
   return path;
 }
 
+namespace {
+Suite parse_suite_root(const json& root, const std::string& path, const std::string& device);
+}  // namespace
+
 Suite parse_suite(const std::string& json_text, const std::string& path, const std::string& device) {
-  json root;
   try {
-    root = json::parse(json_text);
-  } catch (const json::parse_error& e) {
-    throw SuiteError(path + ": not valid JSON: " + e.what());
+    return parse_suite_root(io::parse_json_text(json_text, path), path, device);
+  } catch (const io::JsonFileError& e) {
+    throw SuiteError(e.what());
   }
+}
+
+namespace {
+
+Suite parse_suite_root(const json& root, const std::string& path, const std::string& device) {
   Reader top(root, path, "");
   Suite suite;
   suite.path = path;
   suite.name = top.require<std::string>("name");
+  // The name becomes part of the default output folder (results/NAME-...):
+  // "../../x" must not steer it out of results/.
+  if (!is_plain_name(suite.name))
+    top.fail("name", "'" + suite.name + "' is not a plain name (letters, digits, '.', '_', '-'; not starting with '.')");
   suite.description = top.get<std::string>("description", "");
 
   SuiteContext ctx;
@@ -575,17 +541,25 @@ Suite parse_suite(const std::string& json_text, const std::string& path, const s
   }
   top.reject_unknown_keys();
   if (cases.empty()) top.fail("matrix", "the suite expands to no cases");
+  const double memory = static_cast<double>(physical_memory_bytes());
+  for (const CaseSpec& c : cases)
+    if (const std::string why = memory_refusal(c, memory); !why.empty())
+      throw SuiteError(path + ": case " + c.id + " cannot fit: " + why + " (check the model sizes and steps)");
   suite.cases = std::move(cases);
   return suite;
 }
 
+}  // namespace
+
 Suite load_suite(const std::string& name_or_path, const std::string& device) {
   const std::string path = resolve_suite_path(name_or_path);
-  std::ifstream in(path);
-  if (!in) throw SuiteError(path + ": cannot open suite file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_suite(text.str(), path, device);
+  json root;
+  try {
+    root = io::read_json_file(path);
+  } catch (const io::JsonFileError& e) {
+    throw SuiteError(e.what());
+  }
+  return parse_suite_root(root, path, device);
 }
 
 std::string to_string(Expect expect) { return expect == Expect::kPass ? "pass" : "fail"; }

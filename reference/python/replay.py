@@ -13,7 +13,6 @@ Dump layout (harness/dump/case_dump.cpp), one folder per case:
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +20,7 @@ from pathlib import Path
 import torch
 import torch.jit._pickle  # noqa: F401 - restore_type_tag, allowed below
 
+from .bounded_json import JsonInputError, read_bounded_json
 from . import models as M
 from .spec import Spec, SpecError, spec_from_dump
 from .workloads import STEPS, TrainingState, apply_lr_schedule, optimizer_state_tensors
@@ -110,9 +110,9 @@ def load_case(folder: Path) -> CaseDump:
     if not meta_path.is_file():
         raise DumpError(folder, "no case.json (not an ampbench dump folder)")
     try:
-        meta = json.loads(meta_path.read_text())
-    except (OSError, ValueError) as e:
-        raise DumpError(meta_path, f"not valid JSON: {e}") from None
+        meta = read_bounded_json(meta_path)
+    except JsonInputError as e:
+        raise DumpError(meta_path, e.reason) from None
     if not isinstance(meta, dict):
         raise DumpError(meta_path, "expected an object")
     try:

@@ -12,10 +12,10 @@ distributed ones against its own single-process runs).
 from __future__ import annotations
 
 import copy
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .bounded_json import JsonInputError, parse_bounded_json, read_bounded_json
 from .spec import (DEFAULT_SCALER, MODELS, OPTIMIZERS, PRECISIONS, VARIANTS, WORKLOADS, Spec,
                    Throughput)
 
@@ -179,9 +179,13 @@ def _read_explicit(ctx: dict, node: dict, where: str) -> Spec:
 
 def parse_suite(text: str, path: str, device: str) -> Suite:
     try:
-        root = json.loads(text)
-    except ValueError as e:
-        raise SuiteError(f"{path}: not valid JSON: {e}") from None
+        root = parse_bounded_json(text, path)
+    except JsonInputError as e:
+        raise SuiteError(str(e)) from None
+    return _suite_from_root(root, path, device)
+
+
+def _suite_from_root(root, path: str, device: str) -> Suite:
     if not isinstance(root, dict) or "name" not in root:
         raise SuiteError(f"{path}: name: missing required field")
     if "models" not in root:
@@ -220,7 +224,7 @@ def parse_suite(text: str, path: str, device: str) -> Suite:
 def load_suite(name_or_path: str, device: str) -> Suite:
     path = resolve_suite_path(name_or_path)
     try:
-        text = path.read_text()
-    except OSError as e:
-        raise SuiteError(f"{path}: cannot open suite file: {e}") from None
-    return parse_suite(text, str(path), device)
+        root = read_bounded_json(path)
+    except JsonInputError as e:
+        raise SuiteError(str(e)) from None
+    return _suite_from_root(root, str(path), device)

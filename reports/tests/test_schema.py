@@ -143,3 +143,32 @@ def test_null_optional_blocks_are_accepted(results):
     results["cases"][0]["grad_health"] = None
     results["cases"][0]["throughput"]["speedup_vs_fp32"] = None
     validate_results(results)
+
+
+# Hostile inputs (issue 16): refused with the reason, never a traceback.
+
+def test_device_is_refused_not_read_forever():
+    with pytest.raises(ResultsError, match="not a regular file"):
+        load_results("/dev/zero")
+
+
+def test_deep_nesting_is_refused_before_json_loads(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100000 + "]" * 100000)
+    with pytest.raises(ResultsError, match="nested deeper than 64 levels"):
+        load_results(path)
+
+
+def test_brackets_inside_strings_do_not_count_as_nesting(results, tmp_path):
+    results["suite"] = "[" * 500 + '\\"{'
+    path = write_results(tmp_path / "ok.json", results)
+    assert load_results(path)["suite"] == results["suite"]
+
+
+@pytest.mark.parametrize("field,value,expected", [
+    ("median", -5.0, "must be finite and >= 0"),
+    ("min", 1e12, "min <= median <= max does not hold"),
+])
+def test_impossible_throughput_is_refused_not_plotted(results, tmp_path, field, value, expected):
+    results["cases"][0]["throughput"][field] = value
+    assert expected in rejected(results, tmp_path)

@@ -172,3 +172,13 @@ def test_real_dump_wrong_procedure_is_caught(cpp_copy):
     rc, text = run_check(cpp_copy)
     assert rc == 1, text
     assert "MISMATCH clip_norm/mlp/fp16/sgd: step " in text
+
+
+def test_deeply_nested_case_json_is_unusable_not_a_traceback(tmp_path):
+    # RecursionError used to escape json.loads (issue 16).
+    case = tmp_path / "deep"
+    case.mkdir()
+    (case / "case.json").write_text("[" * 5000 + "]" * 5000)
+    rc, text = run_check(case)
+    assert rc == 2, text
+    assert "nested deeper than 64 levels" in text

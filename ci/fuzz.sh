@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Usage: ci/fuzz.sh [SECONDS]   (default 60 per target)
+# Builds the libFuzzer targets in harness/fuzz/ with clang, ASan and UBSan
+# (any sanitizer report aborts) and runs each for SECONDS on a corpus seeded
+# from suites/ and real results. Exit 0: no crash, leak, hang or sanitizer
+# report; else the target's reproducer is in $FUZZ_DIR/<target>/crash-*.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SECONDS_PER_TARGET="${1:-60}"
+AMPBENCH_HOME="${AMPBENCH_HOME:-$HOME/.cache/ampbench}"
+PY="$AMPBENCH_HOME/venv/bin/python"
+FUZZ_DIR="${AMPBENCH_FUZZ_DIR:-$ROOT/build-fuzz}"
+CXX="${AMPBENCH_FUZZ_CXX:-clang++}"
+command -v "$CXX" >/dev/null || { echo "fuzz: error: $CXX not found (Debian package clang; ci/bootstrap.sh installs it)" >&2; exit 2; }
+# c10/core/ScalarType.h (PrecisionPolicy) comes from the pinned torch wheel.
+TORCH="$("$PY" -c 'import os, torch; print(os.path.dirname(torch.__file__))')" \
+  || { echo "fuzz: error: no torch in $PY; run ci/bootstrap.sh" >&2; exit 2; }
+mkdir -p "$FUZZ_DIR/bin"
+
+FLAGS=(-std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+       -I "$ROOT/harness" -isystem "$TORCH/include"
+       -DAMPBENCH_SOURCE_DIR="\"$ROOT\"" -DAMPBENCH_DEFAULT_PYTHON="\"$PY\"" -DAMPBENCH_COMPILER="\"clang\"")
+C10=(-L "$TORCH/lib" -lc10 -Wl,-rpath,"$TORCH/lib")
+H="$ROOT/harness"
+
+build() {  # build NAME SOURCES... [-- LIBS...]
+  local name="$1"; shift
+  echo "fuzz: building $name" >&2
+  "$CXX" "${FLAGS[@]}" "$@" -o "$FUZZ_DIR/bin/$name"
+}
+build fuzz_suite "$H/fuzz/fuzz_suite.cpp" "$H/suite/suite.cpp" "$H/suite/memory_estimate.cpp" \
+  "$H/core/precision.cpp" "$H/core/build_info.cpp" "$H/io/json_file.cpp" "${C10[@]}"
+build fuzz_results "$H/fuzz/fuzz_results.cpp" "$H/gate/results_file.cpp" "$H/io/json_file.cpp"
+build fuzz_filter "$H/fuzz/fuzz_filter.cpp" "$H/runner/case_filter.cpp" "$H/core/precision.cpp" -lre2 "${C10[@]}"
+
+# Seed corpora: the real suites, real and sample results, typical filters.
+seed() { mkdir -p "$FUZZ_DIR/$1/seeds" "$FUZZ_DIR/$1/corpus"; }
+seed fuzz_suite; cp "$ROOT"/suites/*.json "$FUZZ_DIR/fuzz_suite/seeds/"
+seed fuzz_results
+for f in "$ROOT"/build/test-results/*/results.json "$ROOT"/harness/gate/testdata/*.json; do
+  [[ -f "$f" ]] && cp "$f" "$FUZZ_DIR/fuzz_results/seeds/$(echo "$f" | tr '/' '_')"
+done
+(cd "$ROOT" && "$PY" -c 'import json, sys; from reports.tests.sample_results import make_results; json.dump(make_results(), sys.stdout)') \
+  >"$FUZZ_DIR/fuzz_results/seeds/sample.json"
+seed fuzz_filter
+i=0
+for f in 'workload=clip,precision=fp16|bf16' '^plain/mlp/' 'tag=tiny' '^(a|b)$' '(.*)*x' 'model=cnn,optimizer=adamw'; do
+  printf '%s' "$f" >"$FUZZ_DIR/fuzz_filter/seeds/$((i++))"
+done
+
+status=0
+for t in fuzz_suite fuzz_results fuzz_filter; do
+  echo "fuzz: $t for ${SECONDS_PER_TARGET}s" >&2
+  (cd "$FUZZ_DIR/$t" && "$FUZZ_DIR/bin/$t" corpus seeds -max_total_time="$SECONDS_PER_TARGET" -timeout=10 \
+     -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 >"$FUZZ_DIR/$t.log" 2>&1) || {
+    status=1
+    echo "fuzz: $t FAILED; see $FUZZ_DIR/$t.log and $FUZZ_DIR/$t/crash-*" >&2
+    tail -30 "$FUZZ_DIR/$t.log" >&2
+  }
+  grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$FUZZ_DIR/$t.log" | sed "s/^/fuzz: $t: /" >&2 || true
+done
+[[ $status == 0 ]] && echo "fuzz: ok: no crash in 3 targets x ${SECONDS_PER_TARGET}s" >&2
+exit $status

@@ -1,0 +1,75 @@
+# The bad-input table (issue 16): each row is one hostile input, the exit code
+# it must get and a piece of the message it must print on stderr. The inputs
+# are written by harness/cli/hostile_inputs.py (fixture hostile_inputs).
+# Included from harness/CMakeLists.txt inside if(AMPBENCH_BUILD_TESTS).
+
+set(hostile_dir ${CMAKE_BINARY_DIR}/test-results/hostile)
+add_test(NAME bad_input.write_inputs
+         COMMAND ${AMPBENCH_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/cli/hostile_inputs.py ${hostile_dir})
+set_tests_properties(bad_input.write_inputs PROPERTIES FIXTURES_SETUP hostile_inputs)
+
+# bad_input(NAME CODE SAYS ARGS...): `ampbench ARGS` exits CODE saying SAYS.
+# @H@ in ARGS stands for the folder of hostile inputs.
+function(bad_input name code says)
+  string(REPLACE "@H@" "${hostile_dir}" args "${ARGN}")
+  add_test(NAME bad_input.${name}
+           COMMAND ${PROJECT_SOURCE_DIR}/ci/expect-exit.sh ${code} --says "${says}" $<TARGET_FILE:ampbench> ${args})
+  set_tests_properties(bad_input.${name} PROPERTIES FIXTURES_REQUIRED hostile_inputs TIMEOUT 60)
+endfunction()
+
+# Unreadable JSON: every reader refuses it with the file named, no crash.
+bad_input(list_device 2 "/dev/zero: not a regular file" list --suite /dev/zero)
+bad_input(list_deep_array 2 "deep-array.json: nested deeper than 64 levels" list --suite @H@/deep-array.json)
+bad_input(run_deep_object 2 "deep-object.json: nested deeper than 64 levels" run --suite @H@/deep-object.json)
+bad_input(list_number_overflow 2 "suite-steps-overflow.json: not valid JSON: number overflow" list --suite @H@/suite-steps-overflow.json)
+bad_input(list_empty_file 2 "empty.json: not valid JSON" list --suite @H@/empty.json)
+bad_input(gate_deep 2 "deep-array.json: nested deeper than 64 levels" gate --current @H@/deep-array.json)
+bad_input(gate_device 2 "/dev/zero: not a regular file" gate --current /dev/zero)
+bad_input(gate_not_json 2 "not-json.json: not valid JSON" gate --current @H@/not-json.json)
+bad_input(baseline_deep 2 "deep-object.json: nested deeper than 64 levels" baseline update --results @H@/deep-object.json)
+bad_input(ceilings_deep 2 "--ceilings" run --suite @H@/valid-suite.json --ceilings @H@/deep-array.json --no-report --out @H@/out-ceilings)
+
+# Numbers out of range: no wrap, no unbounded run, no impossible allocation.
+bad_input(steps_wraps 2 "defaults.steps: 4294967308 is out of range (at most 2147483647)" list --suite @H@/suite-steps-wraps.json)
+bad_input(steps_1e12 2 "defaults.steps: 1000000000000 is out of range" list --suite @H@/suite-steps-1e12.json)
+bad_input(steps_huge 2 "defaults.steps: must be in [1, 100000], got 1000000000" list --suite @H@/suite-steps-huge.json)
+bad_input(seed_negative 2 "defaults.seed: -1 is out of range (at least 0)" list --suite @H@/suite-seed-negative.json)
+bad_input(warmup_wraps 2 "throughput.warmup_steps: 4294967297 is out of range" list --suite @H@/suite-warmup-wraps.json)
+bad_input(hidden_huge 2 "models.mlp.hidden: must be in [1, 1048576], got 2147483647" list --suite @H@/suite-hidden-huge.json)
+bad_input(hidden_cannot_fit 2 "cannot fit: needs about" list --suite @H@/suite-hidden-max-cannot-fit.json)
+bad_input(batch_huge 2 "models.mlp.batch: must be in [1, 1048576]" list --suite @H@/suite-batch-huge.json)
+bad_input(max_norm_huge 2 "defaults.max_norm: must be in [0, 1000000], got 1e+308" list --suite @H@/suite-max-norm-huge.json)
+bad_input(lr_negative 2 "defaults.lr: must be positive, got -0.1" list --suite @H@/suite-lr-negative.json)
+bad_input(tolerance_huge 2 "tolerances.fp16.loss_rel_units: must be in (0, 1e6]" list --suite @H@/suite-tolerance-huge.json)
+bad_input(noise_factor_negative 2 "tolerances.noise_factor: must be in [0, 1e6]" list --suite @H@/suite-noise-factor-negative.json)
+bad_input(extra_skips_negative 2 "max_extra_skipped_steps: must be >= 0" list --suite @H@/suite-extra-skips-negative.json)
+bad_input(min_effect_nan 2 "not valid JSON" list --suite @H@/suite-min-effect-nan.json)
+bad_input(name_escapes 2 "name: '../../escape' is not a plain name" run --suite @H@/suite-name-escapes.json --no-report)
+
+# --filter: RE2 (linear time, no recursion) and a length limit.
+bad_input(filter_pathological 2 "matches no case of suite" run --suite @H@/valid-suite.json --filter "^(.*)*(.*)*(.*)*(.*)*(.*)*$x" --no-report)
+bad_input(filter_invalid 2 "is not a valid regular expression: missing ]" run --suite @H@/valid-suite.json --filter "([")
+bad_input(filter_unknown_field 2 "unknown field 'colour'" run --suite @H@/valid-suite.json --filter colour=red)
+
+# Flags: NaN, infinities and out-of-range values named, not silently used.
+bad_input(gate_alpha_nan 2 "--alpha: 'nan' is not a finite number" gate --current @H@/valid-suite.json --alpha nan)
+bad_input(gate_min_effect_inf 2 "--min-effect: 'inf' is not a finite number" gate --current @H@/valid-suite.json --min-effect inf)
+bad_input(gate_min_effect_negative 2 "--min-effect: '-1' is not in [0, 1]" gate --current @H@/valid-suite.json --min-effect -1)
+bad_input(run_inject_slowdown_nan 2 "--inject-slowdown: 'nan' is not a finite number" run --inject-slowdown nan)
+# (CMake drops an empty argument, so this row goes through a shell.)
+add_test(NAME bad_input.qualify_empty_suites
+         COMMAND ${PROJECT_SOURCE_DIR}/ci/expect-exit.sh 2 --says "--suites: empty suite name"
+                 bash -c "exec '$<TARGET_FILE:ampbench>' qualify --suites ''")
+bad_input(nproc_beyond_machine 2 "exceed what this machine holds" run --suite @H@/valid-suite.json --nproc 1000 --out @H@/out-nproc)
+
+# Output paths: checked before the run, device nodes never replaced.
+bad_input(junit_device 2 "--junit /dev/null: exists and is not a regular file" run --suite @H@/valid-suite.json --junit /dev/null --no-report --out @H@/out-junit)
+bad_input(dump_device 2 "--dump /dev/null: exists and is not a directory" run --suite @H@/valid-suite.json --dump /dev/null --no-report --out @H@/out-dump)
+bad_input(out_is_a_file 2 "exists and is not a directory" run --suite @H@/valid-suite.json --out @H@/valid-suite.json)
+bad_input(out_not_empty 2 "is not empty (a previous run?)" run --suite @H@/valid-suite.json --out @H@)
+bad_input(gate_markdown_device 2 "exists and is not a regular file" gate --current @H@/results-a.json --baseline @H@/results-a.json --markdown /dev/null)
+
+# Gate inputs that cannot be compared as given.
+bad_input(gate_other_suite 2 "is not the baseline's" gate --baseline @H@/results-a.json --current @H@/results-other-suite.json)
+bad_input(gate_incomplete 2 "the run did not finish (complete=false)" gate --baseline @H@/results-a.json --current @H@/results-incomplete.json)
+bad_input(world_size_beyond_machine 2 "1000 ranks (a case's world_size) exceed what this machine holds" run --suite @H@/suite-world-size-huge.json --out @H@/out-world-size --no-report)

@@ -1,0 +1,25 @@
+// libFuzzer target: --filter (field form and RE2), then matching it against
+// case ids. Every input must give a matcher or std::invalid_argument, and
+// matching must return (RE2: linear time, no recursion).
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "runner/case_filter.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string filter(reinterpret_cast<const char*>(data), size);
+  try {
+    const ampbench::CaseMatcher matches = ampbench::parse_case_filter(filter);
+    ampbench::CaseSpec c;
+    for (const char* id : {"plain/mlp/fp16/sgd", "clip_norm+clip_before_unscale/cnn/bf16/adamw@tag", ""}) {
+      c.id = id;
+      c.workload = "clip_norm";
+      c.tag = "tag";
+      matches(c);
+    }
+  } catch (const std::invalid_argument&) {
+  }
+  return 0;
+}

@@ -1,0 +1,89 @@
+#include "io/output_path.h"
+
+#include <ftw.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <filesystem>
+#include <stdexcept>
+#include <system_error>
+
+namespace ampbench::io {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+[[noreturn]] void refuse(const std::string& flag, const std::string& path, const std::string& why) {
+  throw std::invalid_argument(flag + " " + path + ": " + why);
+}
+
+// The nearest ancestor of `path` that exists (a missing file's folders are
+// created on write).
+fs::path nearest_existing(fs::path p) {
+  std::error_code ec;
+  p = fs::absolute(p, ec);
+  while (!p.empty() && !fs::exists(p, ec)) {
+    if (p == p.parent_path()) break;
+    p = p.parent_path();
+  }
+  return p;
+}
+
+}  // namespace
+
+void check_output_file(const std::string& flag, const std::string& path) {
+  if (path.empty()) refuse(flag, "''", "empty path");
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (fs::exists(st)) {
+    if (fs::is_directory(st)) refuse(flag, path, "is a directory, not a file");
+    if (!fs::is_regular_file(st))
+      refuse(flag, path, "exists and is not a regular file (a device, FIFO or socket); refusing to replace it");
+    if (::access(path.c_str(), W_OK) != 0) refuse(flag, path, "exists and is not writable");
+    return;
+  }
+  const fs::path base = nearest_existing(path);
+  if (!fs::is_directory(base, ec)) refuse(flag, path, base.string() + " is not a directory");
+  if (::access(base.c_str(), W_OK) != 0) refuse(flag, path, "cannot create it: " + base.string() + " is not writable");
+}
+
+void prepare_output_dir(const std::string& flag, const std::string& path, bool refuse_non_empty) {
+  if (path.empty()) refuse(flag, "''", "empty path");
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (fs::exists(st) && !fs::is_directory(st)) refuse(flag, path, "exists and is not a directory");
+  if (fs::exists(st) && refuse_non_empty && !fs::is_empty(path, ec))
+    refuse(flag, path,
+           "is not empty (a previous run?); choose a new folder, or pass --overwrite to replace that run's "
+           "results");
+  fs::create_directories(path, ec);
+  if (ec) refuse(flag, path, "cannot create it: " + ec.message());
+  if (::access(path.c_str(), W_OK) != 0) refuse(flag, path, "is not writable");
+}
+
+namespace {
+
+int remove_entry(const char* path, const struct stat*, int, struct FTW*) { return ::remove(path) == 0 ? 0 : errno; }
+
+// Depth-first, never following links. Not std::filesystem::remove_all: in
+// the ampbench binary that symbol resolves to libtorch's own copy, which
+// crashed (a different libstdc++ build).
+void remove_tree(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return;  // nothing there
+  const int err = ::nftw(path.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  if (err != 0) throw std::invalid_argument("--overwrite: cannot remove " + path + ": " + std::strerror(err > 0 ? err : errno));
+}
+
+}  // namespace
+
+void remove_previous_run(const std::string& dir) {
+  for (const char* name : {"results.json", "results.json.tmp", "report", "ddp-ranks", "dump"})
+    remove_tree((fs::path(dir) / name).string());
+}
+
+}  // namespace ampbench::io
