@@ -86,14 +86,23 @@ int unexplained_skips(const std::vector<bool>& skipped, const std::vector<double
                       const std::vector<bool>& baseline_skipped, int max_calibration_skips) {
   int unexplained = 0;
   bool calibrating = true;
+  int growths = 0;  // scale growths since the last skip: levels the scale may have to come back down
   for (size_t t = 0; t < skipped.size(); ++t) {
-    calibrating = calibrating && skipped[t] && static_cast<int>(t) < max_calibration_skips;
-    if (!skipped[t] || calibrating) continue;
-    const bool baseline_too = t < baseline_skipped.size() && baseline_skipped[t];
     const double before = t >= 1 && t - 1 < scale.size() ? scale[t - 1] : init_scale;
-    const double before_that = t >= 2 && t - 2 < scale.size() ? scale[t - 2] : init_scale;
-    const bool after_growth = t >= 1 && before > before_that;
-    if (!baseline_too && !after_growth) ++unexplained;
+    const double after = t < scale.size() ? scale[t] : before;
+    calibrating = calibrating && skipped[t] && static_cast<int>(t) < max_calibration_skips;
+    if (!skipped[t]) {
+      if (after > before) ++growths;
+      continue;
+    }
+    if (calibrating) continue;
+    const bool baseline_too = t < baseline_skipped.size() && baseline_skipped[t];
+    if (baseline_too) continue;
+    if (growths > 0) {
+      --growths;  // backing off a level the scale grew to
+      continue;
+    }
+    ++unexplained;
   }
   return unexplained;
 }

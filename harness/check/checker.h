@@ -62,8 +62,9 @@ std::optional<int> first_scale_mismatch(const CaseSpec& spec, const std::vector<
 
 // Skipped steps no rule of GradScaler explains: not in the leading run while
 // a fresh scale calibrates (at most `max_calibration_skips`), not skipped by
-// the fp32 baseline too (an injected inf), and not the overflow right after
-// the scale grew (the dynamic scale probing upward).
+// the fp32 baseline too (an injected inf), and not one of the backoffs that
+// bring a grown scale back down (the dynamic scale probes upward: each growth
+// since the last skip explains one later skip).
 int unexplained_skips(const std::vector<bool>& skipped, const std::vector<double>& scale, double init_scale,
                       const std::vector<bool>& baseline_skipped, int max_calibration_skips);
 

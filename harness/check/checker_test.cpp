@@ -85,6 +85,14 @@ TEST(Checker, LeadingCalibrationSkipsAreExplainedUpToTheLimit) {
   EXPECT_EQ(v.metrics.at("unexplained_skipped_steps"), 1);
 }
 
+TEST(UnexplainedSkips, EachGrowthExplainsOneLaterBackoff) {
+  // Grows at steps 1 and 3 without an overflow between: two levels above the
+  // last safe one, so two backoffs (4, 5) are explained, a third (6) is not.
+  const std::vector<bool> skipped = {false, false, false, false, true, true, true};
+  const std::vector<double> scale = {8, 16, 16, 32, 16, 8, 4};
+  EXPECT_EQ(unexplained_skips(skipped, scale, 8, {}, 6), 1);
+}
+
 TEST(UnexplainedSkips, TheOverflowRightAfterAGrowthAndTheBaselinesOwnSkipsAreExplained) {
   // Scale grows at step 1, overflows at step 2 (explained); step 4 is an
   // injected inf the baseline skipped too (explained); step 6 is neither.
