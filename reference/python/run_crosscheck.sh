@@ -21,7 +21,7 @@ BUILD="$1"
 OUT="$2"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 PY="${AMPBENCH_PYTHON:-${AMPBENCH_HOME:-$HOME/.cache/ampbench}/venv/bin/python}"
-FILTER="${AMPBENCH_CROSSCHECK_FILTER:-^(?!dataparallel/|ddp/).*/mlp/}"
+FILTER="${AMPBENCH_CROSSCHECK_FILTER:-model=mlp,workload=plain|clip|accumulation|penalty|multi}"
 
 if [[ ! -x "$BUILD/ampbench" ]]; then
   echo "run_crosscheck: error: $BUILD/ampbench is not an executable" >&2
