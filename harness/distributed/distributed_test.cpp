@@ -226,6 +226,9 @@ TEST(DdpTeardown, TheReplicaBelongsToItsTrainingStateAndDiesWithIt) {
 }
 
 TEST(DdpTeardown, AfterACaseShutdownLeavesNothingForStaticDestruction) {
+  // Earlier tests in the same process (the whole binary run at once) may have
+  // made the world of one already; start from none.
+  distributed::shutdown_process_context();
   ASSERT_FALSE(distributed::has_process_context());
   run_case(mlp_case("ddp", Precision::kFp32, 8));  // lazily makes the process's world of one
   ASSERT_TRUE(distributed::has_process_context());
