@@ -213,10 +213,12 @@ ToleranceRule read_rule(Reader r, ToleranceRule rule, double noise_factor) {
   rule.final_loss_ratio_units = r.get("final_loss_ratio_units", rule.final_loss_ratio_units);
   rule.max_extra_skipped_steps = r.get("max_extra_skipped_steps", rule.max_extra_skipped_steps);
   rule.max_calibration_skips = r.get("max_calibration_skips", rule.max_calibration_skips);
-  for (const char* key : {"loss_rel_units", "param_rel_units", "optimizer_state_rel_units", "final_loss_ratio_units"}) {
-    const double v = r.get(key, 1.0);
+  const std::pair<const char*, double> units[] = {{"loss_rel_units", rule.loss_rel_units},
+                                                  {"param_rel_units", rule.param_rel_units},
+                                                  {"optimizer_state_rel_units", rule.optimizer_state_rel_units},
+                                                  {"final_loss_ratio_units", rule.final_loss_ratio_units}};
+  for (const auto& [key, v] : units)
     if (!(v > 0 && v <= 1e6)) r.fail(key, "must be in (0, 1e6] units of the precision's unit roundoff");
-  }
   if (rule.max_extra_skipped_steps < 0) r.fail("max_extra_skipped_steps", "must be >= 0");
   if (rule.max_calibration_skips < 0) r.fail("max_calibration_skips", "must be >= 0");
   require_in(r, "max_extra_skipped_steps", rule.max_extra_skipped_steps, 0, kMaxSteps);
