@@ -24,17 +24,20 @@ void require(Verdict& v, bool ok, const std::string& message) {
 
 int count(const std::vector<bool>& flags) { return static_cast<int>(std::count(flags.begin(), flags.end(), true)); }
 
-// Holds `distance` (per step or one value) to max(c x envelope, floor).
+// Holds `distance` (per step or one value) to max(c x envelope, floor),
+// except at `exempt` steps.
 MetricCheck hold(const std::string& name, std::vector<double> distance, std::vector<double> envelope, double c,
-                 double floor) {
+                 double floor, const std::vector<int>& exempt = {}) {
   MetricCheck m;
   m.name = name;
   m.distance = std::move(distance);
   m.envelope = std::move(envelope);
+  m.exempt_steps = exempt;
   m.max_ratio = 0;
   for (size_t i = 0; i < m.distance.size(); ++i) {
     const double env = i < m.envelope.size() ? m.envelope[i] : 0.0;
     m.bound.push_back(std::max(c * env, floor));
+    if (std::find(exempt.begin(), exempt.end(), static_cast<int>(i)) != exempt.end()) continue;
     const double ratio = std::isfinite(m.distance[i]) ? m.distance[i] / m.bound.back() : INFINITY;
     if (!(ratio <= m.max_ratio)) {
       m.max_ratio = std::isnan(ratio) ? INFINITY : ratio;
@@ -45,6 +48,23 @@ MetricCheck hold(const std::string& name, std::vector<double> distance, std::vec
 }
 
 std::vector<double> one(double v) { return {v}; }
+
+// Steps whose loss is not compared: skipped by the scaler with a non-finite
+// loss (see MetricCheck::exempt_steps). A non-finite loss on a step that was
+// NOT skipped is still a failure.
+std::vector<int> skipped_nonfinite_steps(const CaseRecord& rec) {
+  std::vector<int> steps;
+  for (size_t i = 0; i < rec.loss.size() && i < rec.skipped.size(); ++i)
+    if (rec.skipped[i] && !std::isfinite(rec.loss[i])) steps.push_back(static_cast<int>(i));
+  return steps;
+}
+
+// The last step whose loss is compared (the final-loss ratio's step).
+std::optional<size_t> last_compared(size_t steps, const std::vector<int>& exempt) {
+  for (size_t i = steps; i-- > 0;)
+    if (std::find(exempt.begin(), exempt.end(), static_cast<int>(i)) == exempt.end()) return i;
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -118,14 +138,23 @@ Verdict check_case(const CaseRecord& rec, const CaseRecord& baseline, const Case
   if (v.envelope) v.envelope_c = c;
   const Envelope none;
   const Envelope& env = v.envelope ? *v.envelope : none;
+  // Every DDP rank must have made the same decisions (distributed/rank_agreement.h);
+  // first, since the other checks look at one rank's record only.
+  if (rec.rank_disagreement) require(v, false, *rec.rank_disagreement);
 
   // Loss per step.
   for (size_t i = 0; i < rec.loss.size() && i < base.loss.size(); ++i)
     v.deviation_per_step.push_back(loss_deviation(rec.loss[i], base.loss[i]));
-  const MetricCheck& loss = v.checks.emplace_back(hold("loss_rel", v.deviation_per_step, env.loss_rel, c, tol.loss_rel));
-  for (size_t i = 0; i < loss.distance.size() && !v.first_crossing_step; ++i)
-    if (!(loss.distance[i] <= loss.bound[i])) v.first_crossing_step = static_cast<int>(i);
-  const double worst = loss.distance.empty() ? 0 : *std::max_element(loss.distance.begin(), loss.distance.end());
+  const std::vector<int> exempt = skipped_nonfinite_steps(rec);
+  v.metrics["exempt_loss_steps"] = static_cast<double>(exempt.size());
+  const MetricCheck& loss =
+      v.checks.emplace_back(hold("loss_rel", v.deviation_per_step, env.loss_rel, c, tol.loss_rel, exempt));
+  double worst = 0;
+  for (size_t i = 0; i < loss.distance.size(); ++i) {
+    if (std::find(exempt.begin(), exempt.end(), static_cast<int>(i)) != exempt.end()) continue;
+    if (!(loss.distance[i] <= worst)) worst = std::isnan(loss.distance[i]) ? INFINITY : loss.distance[i];
+    if (!v.first_crossing_step && !(loss.distance[i] <= loss.bound[i])) v.first_crossing_step = static_cast<int>(i);
+  }
   v.metrics["max_loss_rel_dev"] = worst;
   if (v.first_crossing_step) {
     const int t = *v.first_crossing_step;
@@ -151,11 +180,12 @@ Verdict check_case(const CaseRecord& rec, const CaseRecord& baseline, const Case
   require(v, state.max_ratio <= 1,
           "optimizer state differs from fp32 by " + fmt(state_rel) + " > " + fmt(state.bound[0]));
 
-  // Final loss.
-  const double ratio = rec.loss.empty() || base.loss.empty() ? NAN : rec.loss.back() / base.loss.back();
+  // Final loss: of the last compared step (the last one, unless exempt).
+  const std::optional<size_t> last = last_compared(std::min(rec.loss.size(), base.loss.size()), exempt);
+  const double ratio = last ? rec.loss[*last] / base.loss[*last] : NAN;
   v.metrics["final_loss_ratio"] = ratio;
   const std::vector<double> final_env =
-      v.envelope && !env.loss_rel.empty() ? one(env.loss_rel.back()) : std::vector<double>{};
+      v.envelope && last && *last < env.loss_rel.size() ? one(env.loss_rel[*last]) : std::vector<double>{};
   const MetricCheck& final_loss =
       v.checks.emplace_back(hold("final_loss_ratio", one(std::abs(ratio - 1)), final_env, c, tol.final_loss_ratio));
   require(v, final_loss.max_ratio <= 1,

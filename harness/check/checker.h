@@ -35,6 +35,10 @@ struct MetricCheck {
   std::vector<double> bound;      // max(c x envelope, floor)
   double max_ratio = 0;           // max distance / bound
   int peak_step = 0;              // index of max_ratio (the step, for the loss)
+  // Steps not held to the bound: a step the scaler skipped whose loss is not
+  // finite (the forward overflowed float16; GradScaler's skip is the correct
+  // answer, and the parameters it leaves are checked at the next step).
+  std::vector<int> exempt_steps;
 };
 
 struct Verdict {

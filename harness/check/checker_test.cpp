@@ -208,5 +208,66 @@ TEST(ScaleAudit, FlagsTwoUpdatesPerIteration) {
   EXPECT_EQ(*step, 0);
 }
 
+TEST(ScaleAudit, AMismatchFailsTheCaseAndNamesTheStep) {
+  CaseRecord rec = record(Precision::kFp16, {2.0, 1.5, 1.0, 0.8}, {1, 2, 3, 4});
+  rec.spec.scaler.growth_interval = 1;
+  rec.scale = {131072, 262144, 262144, 524288};  // step 2 neither grew nor skipped
+  const Verdict v = check_case(rec, baseline());
+  EXPECT_FALSE(v.passed);
+  EXPECT_TRUE(v.scale_audit_failed);
+  EXPECT_EQ(v.metrics.at("scale_mismatch_step"), 2);
+  ASSERT_FALSE(v.failures.empty());
+  EXPECT_NE(v.failures.back().find("loss scale at step 2"), std::string::npos) << v.failures.back();
+  // The same losses with GradScaler's trajectory pass: the audit alone failed it.
+  rec.scale = {131072, 262144, 524288, 1048576};
+  EXPECT_TRUE(check_case(rec, baseline()).passed);
+}
+
+TEST(ScaleAudit, GrowthThatWouldOverflowFloat32KeepsTheScale) {
+  // torch.amp's _amp_update_scale_ grows only to a finite float32: from
+  // 2^126 a growth of x4 would give 2^128 = inf, so the scale stays.
+  CaseSpec spec;
+  spec.scaler_enabled = true;
+  spec.scaler.init_scale = std::ldexp(1.0, 124);
+  spec.scaler.growth_factor = 4;
+  spec.scaler.growth_interval = 1;
+  const double s126 = std::ldexp(1.0, 126);
+  EXPECT_FALSE(first_scale_mismatch(spec, {s126, s126, s126}, {false, false, false}));
+  const auto step = first_scale_mismatch(spec, {s126, INFINITY, INFINITY}, {false, false, false});
+  ASSERT_TRUE(step);
+  EXPECT_EQ(*step, 1);
+}
+
+TEST(Checker, ASkippedStepsNonFiniteLossIsNotADeviation) {
+  // The forward overflowed float16 at step 2; the scaler skipped that step.
+  CaseRecord rec = record(Precision::kFp16, {2.0, 1.5, INFINITY, 0.8}, {1, 2, 3, 4});
+  rec.spec.tolerance.max_extra_skipped_steps = 1;
+  rec.skipped = {false, false, true, false};
+  rec.scale = {65536, 65536, 32768, 32768};
+  rec.spec.scaler.growth_interval = 100;
+  const Verdict v = check_case(rec, baseline());
+  EXPECT_TRUE(v.passed) << (v.failures.empty() ? "" : v.failures.front());
+  EXPECT_EQ(v.checks.front().exempt_steps, std::vector<int>{2});
+  EXPECT_EQ(v.metrics.at("exempt_loss_steps"), 1);
+  // The same inf on a step the scaler took is a failure.
+  rec.skipped = {false, false, false, false};
+  rec.scale = {65536, 65536, 65536, 65536};
+  const Verdict stepped = check_case(rec, baseline());
+  EXPECT_FALSE(stepped.passed);
+  ASSERT_TRUE(stepped.first_crossing_step);
+  EXPECT_EQ(*stepped.first_crossing_step, 2);
+}
+
+TEST(Checker, AnExemptFinalStepMovesTheFinalLossRatioToTheLastComparedStep) {
+  CaseRecord rec = record(Precision::kFp16, {2.0, 1.5, 1.0, NAN}, {1, 2, 3, 4});
+  rec.spec.tolerance.max_extra_skipped_steps = 1;
+  rec.spec.scaler.growth_interval = 100;
+  rec.skipped = {false, false, false, true};
+  rec.scale = {65536, 65536, 65536, 32768};
+  const Verdict v = check_case(rec, baseline());
+  EXPECT_TRUE(v.passed) << (v.failures.empty() ? "" : v.failures.front());
+  EXPECT_DOUBLE_EQ(v.metrics.at("final_loss_ratio"), 1.0);
+}
+
 }  // namespace
 }  // namespace ampbench

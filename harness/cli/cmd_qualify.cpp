@@ -15,6 +15,7 @@
 
 #include "cli/cmd_run.h"
 #include "cli/command.h"
+#include "io/atomic_file.h"
 #include "io/output_path.h"
 #include "kernels/ceilings.h"
 #include "results/results_writer.h"
@@ -78,7 +79,7 @@ int qualify(const QualifyArgs& args) {
   try {
     const c10::Device dev(device == "cuda" ? c10::kCUDA : c10::kCPU, device == "cuda" ? 0 : -1);
     kernels::to_json(ceilings, kernels::measure_ceilings(kernels::CeilingOptions::for_device(dev)));
-    write_file_atomically(ceilings_path, ceilings.dump(1));
+    io::write_file_atomically(ceilings_path, ceilings.dump(1));
   } catch (const std::exception& e) {
     std::cerr << "ampbench qualify: error: measuring ceilings: " << e.what() << "\n";
     return kExitUsage;

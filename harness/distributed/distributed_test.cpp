@@ -127,6 +127,28 @@ TEST(Ddp, InfOnOneRankMakesEveryRankSkipAndBackOff) {
   }
 }
 
+TEST(Ddp, AnInfOnOneRankAfterTheAllReduceIsARankDisagreement) {
+  // The negative control: the last rank alone skips at step steps/2.
+  for (int world : {2, 3}) {
+    CaseSpec spec = mlp_case("ddp", Precision::kFp16, 8);
+    spec.variant = "rank_disagreement";
+    const std::vector<CaseRecord> ranks = run_ranks(spec, world);
+    const std::string expected = "ranks disagree: rank " + std::to_string(world - 1) + " vs rank 0";
+    for (const CaseRecord& r : ranks) {
+      ASSERT_TRUE(r.rank_disagreement) << "world " << world << ", rank " << r.spec.rank;
+      EXPECT_EQ(r.rank_disagreement->rfind(expected, 0), 0u) << *r.rank_disagreement;
+      EXPECT_EQ(r.ranks_agreed, 0);
+    }
+    EXPECT_TRUE(ranks.back().skipped[3]);
+    EXPECT_FALSE(ranks.front().skipped[3]);
+  }
+  // The correct recipe on the same ranks agrees.
+  for (const CaseRecord& r : run_ranks(mlp_case("ddp", Precision::kFp16, 8), 3)) {
+    EXPECT_FALSE(r.rank_disagreement) << *r.rank_disagreement;
+    EXPECT_EQ(r.ranks_agreed, 3);
+  }
+}
+
 TEST(DataParallel, TwoReplicasTrainLikeOneDevice) {
   CaseSpec dp = mlp_case("dataparallel", Precision::kFp32, 16);
   dp.world_size = 2;  // two replicas (threads) on the CPU, batch 2 x 16

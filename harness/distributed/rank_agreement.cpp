@@ -6,17 +6,23 @@
 
 #include <cmath>
 #include <sstream>
-#include <stdexcept>
-#include <vector>
 
 #include "distributed/context.h"
 
 namespace ampbench::distributed {
 namespace {
 
-// [scale per step..., skipped per step (0/1)..., sum of final params,
-//  sum of |final params|]: enough to tell any disagreement apart.
-std::vector<double> fingerprint(const CaseRecord& r) {
+std::string describe(size_t index, size_t steps) {
+  if (index < steps) return "loss scale after step " + std::to_string(index);
+  if (index < 2 * steps) return "skipped flag of step " + std::to_string(index - steps);
+  return "final parameters (checksum)";
+}
+
+bool same(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+
+}  // namespace
+
+std::vector<double> rank_fingerprint(const CaseRecord& r) {
   std::vector<double> v(r.scale.begin(), r.scale.end());
   for (bool s : r.skipped) v.push_back(s ? 1.0 : 0.0);
   double sum = 0, abs_sum = 0;
@@ -29,36 +35,41 @@ std::vector<double> fingerprint(const CaseRecord& r) {
   return v;
 }
 
-std::string describe(size_t index, size_t steps) {
-  if (index < steps) return "loss scale after step " + std::to_string(index);
-  if (index < 2 * steps) return "skipped flag of step " + std::to_string(index - steps);
-  return "final parameters (checksum)";
+std::optional<std::string> first_rank_disagreement(const std::vector<std::vector<double>>& fingerprints,
+                                                   size_t steps) {
+  if (fingerprints.empty()) return std::nullopt;
+  const std::vector<double>& reference = fingerprints.front();
+  for (size_t r = 1; r < fingerprints.size(); ++r) {
+    const std::vector<double>& other = fingerprints[r];
+    if (other.size() != reference.size())
+      return "ranks disagree: rank " + std::to_string(r) + " recorded " + std::to_string(other.size()) +
+             " values, rank 0 " + std::to_string(reference.size());
+    for (size_t i = 0; i < reference.size(); ++i) {
+      if (same(reference[i], other[i])) continue;
+      std::ostringstream msg;
+      msg << "ranks disagree: rank " << r << " vs rank 0 on the " << describe(i, steps) << " (" << other[i]
+          << " vs " << reference[i] << ")";
+      return msg.str();
+    }
+  }
+  return std::nullopt;
 }
 
-}  // namespace
-
-void check_rank_agreement(const CaseRecord& record) {
+std::optional<std::string> find_rank_disagreement(const CaseRecord& record) {
   Context& ctx = current();
-  if (ctx.world_size <= 1) return;
-  std::vector<double> mine = fingerprint(record);
+  if (ctx.world_size <= 1) return std::nullopt;
+  std::vector<double> mine = rank_fingerprint(record);
   at::Tensor local = at::from_blob(mine.data(), {static_cast<int64_t>(mine.size())}, at::kDouble).clone();
   std::vector<at::Tensor> in = {local};
   std::vector<std::vector<at::Tensor>> out(1);
   for (int r = 0; r < ctx.world_size; ++r) out[0].push_back(at::empty_like(local));
   ctx.group->allgather(out, in)->wait();
-  const at::Tensor reference = out[0][0];
-  const size_t steps = record.scale.size();
-  for (int r = 1; r < ctx.world_size; ++r) {
-    const at::Tensor other = out[0][static_cast<size_t>(r)];
-    for (int64_t i = 0; i < reference.numel(); ++i) {
-      const double a = reference[i].item<double>(), b = other[i].item<double>();
-      if (a == b) continue;
-      std::ostringstream msg;
-      msg << "ranks disagree: rank " << r << " vs rank 0 on the " << describe(static_cast<size_t>(i), steps) << " ("
-          << b << " vs " << a << ")";
-      throw std::runtime_error(msg.str());
-    }
+  std::vector<std::vector<double>> fingerprints;
+  for (const at::Tensor& t : out[0]) {
+    const at::Tensor c = t.contiguous();
+    fingerprints.emplace_back(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
   }
+  return first_rank_disagreement(fingerprints, record.scale.size());
 }
 
 }  // namespace ampbench::distributed

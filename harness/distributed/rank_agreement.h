@@ -3,16 +3,31 @@
 // rank through the all-reduce), the same loss scale after every step, and the
 // same final parameters. Each rank contributes its trajectory and a parameter
 // checksum to one all-gather; all ranks compare every rank with rank 0.
+// Ranks that disagree are a failed case (the recipe let the replicas drift),
+// not an error of the harness: the checker fails it with this message.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "runner/case_record.h"
 
 namespace ampbench::distributed {
 
-// Throws std::runtime_error naming the first disagreeing rank, step and
-// quantity. A world of one agrees with itself trivially (returns at once).
-void check_rank_agreement(const CaseRecord& record);
+// [scale per step..., skipped per step (0/1)..., sum of final params,
+//  sum of |final params|]: enough to tell any disagreement apart.
+std::vector<double> rank_fingerprint(const CaseRecord& record);
+
+// fingerprints[r] is rank r's. The first rank, in rank order, whose
+// fingerprint differs from rank 0's, with the quantity and step, e.g.
+// "ranks disagree: rank 2 vs rank 0 on the loss scale after step 4 (...)";
+// nullopt when all agree. Pure: the unit of the collective check below.
+std::optional<std::string> first_rank_disagreement(const std::vector<std::vector<double>>& fingerprints,
+                                                   size_t steps);
+
+// The collective check over the current process group (every rank calls it);
+// nullopt at once in a world of one.
+std::optional<std::string> find_rank_disagreement(const CaseRecord& record);
 
 }  // namespace ampbench::distributed

@@ -4,13 +4,14 @@
 #include <ATen/core/ivalue.h>
 #include <torch/serialize.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
-#include "results/results_writer.h"
+#include "io/atomic_file.h"
 
 namespace ampbench {
 namespace {
@@ -42,6 +43,18 @@ void save_list(const std::filesystem::path& path, const std::vector<at::Tensor>&
   write_bytes(path, torch::pickle_save(list));
 }
 
+// JSON has no inf or NaN (nlohmann writes them as null, which reads back as
+// NaN and loses the sign of an overflow): non-finite values are written as
+// the strings "inf", "-inf" and "nan", which the replay decodes exactly.
+nlohmann::json exact_series(const std::vector<double>& values) {
+  nlohmann::json out = nlohmann::json::array();
+  for (double v : values) {
+    if (std::isfinite(v)) out.push_back(v);
+    else out.push_back(std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+  }
+  return out;
+}
+
 nlohmann::json spec_json(const CaseSpec& s) {
   return {{"id", s.id},
           {"workload", s.workload},
@@ -60,6 +73,7 @@ nlohmann::json spec_json(const CaseSpec& s) {
           {"clip_value", s.clip_value},
           {"loss_multiplier", s.loss_multiplier},
           {"inject_inf_step", s.inject_inf_step},
+          {"inject_inf_optimizer", s.inject_inf_optimizer},
           {"skip_steps", s.skip_steps},
           {"scaler",
            {{"init_scale", s.scaler.init_scale},
@@ -98,8 +112,9 @@ void write_case_dump(const std::string& dir, const CaseDump& dump) {
   nlohmann::json meta = {{"spec", spec_json(rec.spec)},
                          {"models", dump.initial_state.size()},
                          {"micro_batches", dump.batches.size()},
-                         {"trajectory", {{"loss", rec.loss}, {"scale", rec.scale}, {"skipped", rec.skipped}}}};
-  write_file_atomically((root / "case.json").string(), meta.dump(1));
+                         {"trajectory",
+                          {{"loss", exact_series(rec.loss)}, {"scale", exact_series(rec.scale)}, {"skipped", rec.skipped}}}};
+  io::write_file_atomically((root / "case.json").string(), meta.dump(1));
 }
 
 }  // namespace ampbench

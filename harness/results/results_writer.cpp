@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "core/median.h"
+#include "io/atomic_file.h"
 
 namespace ampbench {
 
@@ -108,7 +109,8 @@ json bounds_to_json(const Verdict& v) {
                    {"envelope", m.envelope.empty() ? json(nullptr) : numbers(m.envelope)},
                    {"bound", numbers(m.bound)},
                    {"max_ratio", finite_or_null(m.max_ratio)},
-                   {"peak_step", m.peak_step}};
+                   {"peak_step", m.peak_step},
+                   {"exempt_steps", m.exempt_steps}};
   }
   return out;
 }
@@ -239,39 +241,6 @@ json case_to_json(const CaseRecord& r, const std::optional<Verdict>& verdict,
   };
 }
 
-void write_file_atomically(const std::string& path, const std::string& text) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  if (target.has_parent_path()) {
-    std::error_code ec;
-    fs::create_directories(target.parent_path(), ec);
-    if (ec) throw std::runtime_error(path + ": cannot create directory: " + ec.message());
-  }
-  std::error_code ec;
-  // rename() would replace a device node or FIFO with a regular file.
-  if (fs::exists(target, ec) && !fs::is_regular_file(target, ec))
-    throw std::runtime_error(path + ": exists and is not a regular file; refusing to replace it");
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) throw std::runtime_error(path + ": cannot write: " + std::strerror(errno));
-    out << text;
-    out.flush();
-    if (!out) {
-      // A full disk: the previous results.json stays valid; leave no partial .tmp beside it.
-      const std::string why = std::strerror(errno);
-      out.close();
-      std::remove(tmp.c_str());
-      throw std::runtime_error(path + ": write failed: " + why);
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    throw std::runtime_error(path + ": cannot replace: " + why);
-  }
-}
-
 std::string utc_now_iso8601() {
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
@@ -313,6 +282,6 @@ void ResultsWriter::finish() {
   flush();
 }
 
-void ResultsWriter::flush() { write_file_atomically(path_, doc_.dump(1)); }
+void ResultsWriter::flush() { io::write_file_atomically(path_, doc_.dump(1)); }
 
 }  // namespace ampbench

@@ -22,10 +22,6 @@ inline constexpr int kResultsSchemaVersion = 2;
 nlohmann::json case_to_json(const CaseRecord& record, const std::optional<Verdict>& verdict,
                             const std::optional<EngagementSummary>& engagement = std::nullopt);
 
-// Writes `text` to `path` via a temporary file and rename(2): readers never
-// see a half-written file. Throws std::runtime_error naming the path.
-void write_file_atomically(const std::string& path, const std::string& text);
-
 class ResultsWriter {
  public:
   // Fails early (throws) when `path` cannot be written.

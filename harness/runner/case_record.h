@@ -95,6 +95,8 @@ struct CaseRecord {
   // ddp: ranks whose skipped steps, scale trajectory and final parameters
   // were checked identical (distributed/rank_agreement.h); 0 otherwise.
   int ranks_agreed = 0;
+  // ddp: the first disagreement found (rank, quantity, step), which fails the case.
+  std::optional<std::string> rank_disagreement;
   double wall_seconds = 0;
 };
 

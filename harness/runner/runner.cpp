@@ -268,8 +268,8 @@ CaseRecord Runner::run(const CaseSpec& spec) const {
                              spec.device == "cuda" ? static_cast<c10::DeviceIndex>(spec.device_index) : -1);
     train_recorded(spec, device, rec, options_.dump_dir);
     if (spec.workload == "ddp") {
-      distributed::check_rank_agreement(rec);  // throws: the case is an error naming rank and step
-      rec.ranks_agreed = spec.world_size;
+      rec.rank_disagreement = distributed::find_rank_disagreement(rec);  // the checker fails the case with it
+      if (!rec.rank_disagreement) rec.ranks_agreed = spec.world_size;
     }
     if (spec.is_baseline() && spec.skip_steps.empty()) {
       measure_noise(spec, device, rec);

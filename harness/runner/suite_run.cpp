@@ -182,6 +182,10 @@ SuiteRunSummary run_cases(const std::vector<CaseSpec>& cases, const Runner& runn
         record.reason = *why;
       }
     }
+    if (spec.is_baseline() && record.status == RunStatus::kRan && record.rank_disagreement) {
+      record.status = RunStatus::kError;  // no verdict of its own, and no reference for others
+      record.reason = "fp32 baseline unusable: " + *record.rank_disagreement;
+    }
     std::optional<Verdict> verdict;
     if (!spec.is_baseline() && record.status == RunStatus::kRan) {
       const auto base = baselines.find(spec.baseline_id);

@@ -35,6 +35,7 @@ const std::vector<std::string>& known_variants(const std::string& workload) {
       {"accumulation", {"correct", "step_every_microbatch"}},
       {"penalty", {"correct", "penalty_from_scaled_grads"}},
       {"multi", {"correct", "update_per_optimizer"}},
+      {"ddp", {"correct", "rank_disagreement"}},
   };
   static const std::vector<std::string> none = {"correct"};
   const auto it = variants.find(workload);
@@ -108,7 +109,10 @@ ScalerSettings read_scaler(Reader r, ScalerSettings s) {
   s.backoff_factor = r.get("backoff_factor", s.backoff_factor);
   s.growth_interval = r.get("growth_interval", s.growth_interval);
   require_positive(r, "init_scale", s.init_scale);
-  if (!(s.init_scale <= 1e30)) r.fail("init_scale", "must be at most 1e30 (float32 overflows past 3.4e38), got " + number(s.init_scale));
+  // The scale is a float32 tensor: any finite float32 is a legal start (2^100
+  // is a real test of the growth guard; float32 overflows past 3.4e38).
+  if (!(s.init_scale <= std::numeric_limits<float>::max()))
+    r.fail("init_scale", "must be finite in float32 (at most 3.4e38), got " + number(s.init_scale));
   if (!(s.growth_factor > 1 && s.growth_factor <= 1e3)) r.fail("growth_factor", "must be in (1, 1000]");
   if (!(s.backoff_factor > 0 && s.backoff_factor < 1)) r.fail("backoff_factor", "must be in (0, 1)");
   require_in(r, "growth_interval", s.growth_interval, 1, 1e9);
@@ -358,7 +362,17 @@ CaseSpec read_explicit_case(const SuiteContext& ctx, Reader r) {
   c.variant = r.get<std::string>("variant", "correct");
   require_known(r, "variant", c.variant, known_variants(workload), "variant of " + workload);
   c.tag = r.get<std::string>("tag", "");
-  bool overrides = false;
+  // Which optimizer's gradients get the injected inf: per case only (the
+  // matrix mixes workloads with one optimizer and multi's two).
+  c.inject_inf_optimizer = r.get("inject_inf_optimizer", 0);
+  const int optimizers = workload == "multi" ? 2 : 1;
+  if (c.inject_inf_optimizer < 0 || c.inject_inf_optimizer >= optimizers)
+    r.fail("inject_inf_optimizer", "must be an optimizer index below " + std::to_string(optimizers) + " (the " +
+                                       workload + " workload has " + std::to_string(optimizers) + "), got " +
+                                       std::to_string(c.inject_inf_optimizer));
+  if (c.inject_inf_optimizer != 0 && c.inject_inf_step < 0)
+    r.fail("inject_inf_optimizer", "needs an \"inject_inf_step\"");
+  bool overrides = r.has("inject_inf_optimizer");
   for (const auto& key : kSettingKeys) overrides = overrides || r.has(key);
   // Throughput input mode: host batches (pinned, non_blocking copies) vs one
   // cached device batch, to tell input-bound from compute-bound.

@@ -49,7 +49,7 @@ INSTANTIATE_TEST_SUITE_P(
                     BadNumber{R"("inject_inf_step": -2)", "defaults.inject_inf_step: must be -1 (none)"},
                     BadNumber{R"("world_size": 100000)", "defaults.world_size: must be in [1, 1024]"},
                     BadNumber{R"("lr": 1e300)", "defaults.lr: must be in [0, 1000000]"},
-                    BadNumber{R"("scaler": {"init_scale": 1e38})", "defaults.scaler.init_scale: must be at most 1e30"}));
+                    BadNumber{R"("scaler": {"init_scale": 1e39})", "defaults.scaler.init_scale: must be finite in float32"}));
 
 TEST(SuiteRange, LargestValuesInRangeAreAccepted) {
   EXPECT_EQ(error_of(suite_with(R"("steps": 100000, "seed": 18446744073709551615)")), "(accepted)");

@@ -6,6 +6,11 @@
 // autocast and the GradScaler are used unchanged. Since the gradients are
 // all-reduced before scaler.step, an inf/NaN on one rank reaches every rank
 // and all of them skip the step and back off the scale together.
+//
+// Negative control rank_disagreement: the same inf reaches the last rank
+// AFTER the all-reduce (a gradient hook or clipping run on one rank's copy),
+// so that rank alone skips and backs off: the replicas drift apart, which
+// only the rank-agreement check (distributed/rank_agreement.h) can see.
 #include <limits>
 
 #include "distributed/context.h"
@@ -30,7 +35,10 @@ StepOutcome ddp_step(TrainingState& s, const std::vector<Batch>& batches) {
   const at::Tensor scaled = s.scaler.scale(poison ? loss * std::numeric_limits<float>::infinity() : loss);
   ddp.prepare_for_backward({scaled});
   scaled.backward();  // buckets all-reduced as their gradients become ready
-  const bool stepped = step_optimizer(s, s.optimizer(), injected);
+  const bool alone = s.spec.variant == "rank_disagreement" && s.step_index == s.spec.steps / 2 &&
+                     ddp.rank() == ddp.world_size() - 1;  // negative control
+  if (alone) s.parameters().front().mutable_grad().view(-1)[0].fill_(std::numeric_limits<float>::infinity());
+  const bool stepped = step_optimizer(s, s.optimizer(), injected || alone);
   s.scaler.update();
   return {loss.detach(), !stepped};
 }

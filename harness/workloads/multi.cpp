@@ -17,12 +17,13 @@ StepOutcome multi_step(TrainingState& s, const std::vector<Batch>& batches) {
   const at::Tensor l1 = loss_fn(s, 3 * o0 - 5 * o1, batch.labels);
   s.scaler.scale(l0).backward({}, /*retain_graph=*/true);
   s.scaler.scale(l1).backward();
-  const bool injected = inject_inf_if_due(s);
+  const bool injected = inject_inf_if_due(s);  // into optimizer spec.inject_inf_optimizer's gradients
+  const bool injected0 = injected && s.spec.inject_inf_optimizer == 0;
 
   const bool update_per_optimizer = s.spec.variant == "update_per_optimizer";  // negative control
-  const bool stepped0 = step_optimizer(s, opt0, injected);
+  const bool stepped0 = step_optimizer(s, opt0, injected0);
   if (update_per_optimizer) s.scaler.update();
-  const bool stepped1 = step_optimizer(s, opt1, false);
+  const bool stepped1 = step_optimizer(s, opt1, injected && !injected0);
   s.scaler.update();
   return {(l0 + l1).detach(), !stepped0 || !stepped1};
 }

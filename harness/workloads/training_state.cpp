@@ -76,7 +76,11 @@ at::Tensor loss_fn(TrainingState& s, const at::Tensor& out, const at::Tensor& la
 
 bool inject_inf_if_due(TrainingState& s) {
   if (s.step_index != s.spec.inject_inf_step) return false;
-  at::Tensor grad = s.parameters().front().mutable_grad();
+  const size_t target = static_cast<size_t>(s.spec.inject_inf_optimizer);
+  if (target >= s.optimizers.size())
+    throw std::invalid_argument("inject_inf_optimizer " + std::to_string(target) + ": the " + s.spec.workload +
+                                " workload has " + std::to_string(s.optimizers.size()) + " optimizer(s)");
+  at::Tensor grad = s.optimizers[target]->param_groups().front().params().front().mutable_grad();
   if (grad.defined()) grad.view(-1)[0].fill_(std::numeric_limits<float>::infinity());
   return true;
 }

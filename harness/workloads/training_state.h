@@ -62,7 +62,8 @@ at::Tensor forward(TrainingState& s, const Model& model, const at::Tensor& input
 at::Tensor loss_fn(TrainingState& s, const at::Tensor& out, const at::Tensor& labels);
 
 // Test hook from PyTorch's grad-scaling tests: at spec.inject_inf_step an inf
-// lands in the first gradient. Returns whether it did.
+// lands in the first gradient of optimizer spec.inject_inf_optimizer's
+// parameters. Returns whether it did.
 bool inject_inf_if_due(TrainingState& s);
 
 // scaler.step(opt), except in a run without a scaler whose gradients were
