@@ -18,7 +18,9 @@ What must agree, and how closely (README.md "Tolerances" has the argument):
   each final tensor within TRAVEL_FRACTION of the distance it travelled,
   ||py - cpp|| <= f ||cpp - initial|| (+ a float32 floor of 1e-6 ||cpp||).
 * Integer tensors (BatchNorm's num_batches_tracked): exactly.
-* Non-finite values: in the same places with the same sign.
+* Non-finite values, per step and in tensors: the same value in the same
+  place (inf matches an inf of the same sign, NaN matches NaN; an inf
+  against a NaN or a finite value is a mismatch).
 """
 
 from __future__ import annotations
@@ -102,6 +104,7 @@ class CaseReport:
 
 
 def _same_float(a: float, b: float) -> bool:
+    """Equal as values: inf == inf (same sign), nan == nan."""
     if math.isnan(a) or math.isnan(b):
         return math.isnan(a) and math.isnan(b)
     return a == b
@@ -115,6 +118,15 @@ def loss_rel(py: float, cpp: float) -> float:
     if py == cpp:
         return 0.0
     return abs(py - cpp) / max(abs(cpp), 1e-30)
+
+
+def _loss_detail(py: float, cpp: float, rel: float, tol: Tolerance) -> str:
+    both = f"{py:.9g} (Python) vs {cpp:.9g} (C++)"
+    if math.isfinite(py) and math.isfinite(cpp):
+        return f"{both}, relative {rel:.3g} > {tol.loss_rel:.3g}"
+    # No relative error between an inf and a NaN or a finite value: it is
+    # the kind of value that differs.
+    return f"{both} (a non-finite loss must be the same value on both sides)"
 
 
 def _fmt_index(t: torch.Tensor, flat: int) -> str:
@@ -210,9 +222,7 @@ def compare_runs(case: str, precision: str, py, cpp, tol: Tolerance | None = Non
         if math.isfinite(r):
             rep.max_loss_rel = max(rep.max_loss_rel, r)
         if r > tol.loss_rel:
-            per_step.append(Mismatch(case, str(i), "loss",
-                                     f"{py.loss[i]:.9g} (Python) vs {cpp.loss[i]:.9g} (C++), relative "
-                                     f"{r:.3g} > {tol.loss_rel:.3g}"))
+            per_step.append(Mismatch(case, str(i), "loss", _loss_detail(py.loss[i], cpp.loss[i], r, tol)))
     rep.mismatches.extend(per_step)
 
     final = f"final (after step {steps - 1})"
