@@ -21,6 +21,7 @@ def spec_json(s: Spec) -> dict:
             "steps": s.steps, "lr": s.lr, "cosine_schedule": s.cosine_schedule,
             "iters_to_accumulate": s.iters_to_accumulate, "max_norm": s.max_norm, "clip_value": s.clip_value,
             "loss_multiplier": s.loss_multiplier, "inject_inf_step": s.inject_inf_step,
+            "inject_inf_optimizer": s.inject_inf_optimizer,
             "skip_steps": [list(steps) for steps in s.skip_steps], "scaler": dict(s.scaler), "sizes": dict(s.sizes),
             "device": s.device, "seed": s.seed}
 
