@@ -190,12 +190,15 @@ def build_models(spec: Spec, initial: list, device: torch.device, where="") -> l
     return out
 
 
-def replay(case: CaseDump, device: str = "cpu") -> Run:
+def replay(case: CaseDump, device: str = "cpu", prepare=None) -> Run:
     """Trains the case's steps on the dumped batches from the dumped initial
-    state; returns the Python run."""
+    state; returns the Python run.  prepare(models), when given, runs before
+    training (nograd.coupling registers gradient hooks with it)."""
     spec = case.spec
     dev = torch.device(device)
     models = build_models(spec, case.cpp.initial, dev, case.folder)
+    if prepare is not None:
+        prepare(models)
     s = TrainingState(spec, models, dev)
     step_fn = STEPS[spec.workload]
     micro = spec.micro_batches()

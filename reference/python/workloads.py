@@ -113,11 +113,18 @@ def step_optimizer(s: TrainingState, opt: torch.optim.Optimizer, injected: bool)
     return s.steps_taken[i] > before
 
 
+def scheduled_lr(spec: Spec, step_index: int) -> float:
+    """The learning rate of step `step_index` (cosine schedule or constant)."""
+    if not spec.cosine_schedule:
+        return spec.lr
+    progress = step_index / max(1, spec.steps)
+    return spec.lr * 0.5 * (1.0 + math.cos(math.pi * progress))
+
+
 def apply_lr_schedule(s: TrainingState) -> None:
     if not s.spec.cosine_schedule:
         return
-    progress = s.step_index / max(1, s.spec.steps)
-    lr = s.spec.lr * 0.5 * (1.0 + math.cos(math.pi * progress))
+    lr = scheduled_lr(s.spec, s.step_index)
     for opt in s.optimizers:
         for group in opt.param_groups:
             group["lr"] = lr
