@@ -22,7 +22,8 @@ import torch
 
 from .compare import TOLERANCES, compare_runs
 from .fp32_math import ieee_fp32
-from .replay import DumpError, load_case, replay
+from .nograd import coupling, relaxations
+from .replay import DumpError, build_models, load_case, replay
 
 EXIT_OK, EXIT_MISMATCH, EXIT_UNUSABLE = 0, 1, 2
 
@@ -43,6 +44,12 @@ def _replay_device(spec_device: str, requested: str | None) -> str:
         raise DumpError("spec.device", f"the case ran on {device} but no CUDA device is available "
                                        f"here (pass --device cpu to replay on the CPU anyway)")
     return device
+
+
+def nograd_relaxations(case) -> dict:
+    """Elements without a true gradient in this case (nograd.py)."""
+    models = build_models(case.spec, case.cpp.initial, torch.device("cpu"), case.folder)
+    return relaxations(case.spec, models, case.inputs, case.labels)
 
 
 def check(root: Path, case_filter: str | None = None, device: str | None = None, out=sys.stdout,
@@ -66,12 +73,15 @@ def check(root: Path, case_filter: str | None = None, device: str | None = None,
             case = load_case(folder)
             with ieee_fp32():  # the float32 math the C++ case ran with
                 run = replay(case, device=_replay_device(case.spec.device, device))
+            relaxed = nograd_relaxations(case)
+            with ieee_fp32():
+                coupled = coupling(case, run, relaxed, _replay_device(case.spec.device, device))
         except DumpError as e:
             unusable.append(folder.name)
             print(f"UNUSABLE {folder.name}: {e}", file=out)
             continue
         tol = TOLERANCES[case.spec.precision]
-        rep = compare_runs(case.spec.id, case.spec.precision, run, case.cpp, tol)
+        rep = compare_runs(case.spec.id, case.spec.precision, run, case.cpp, tol, relaxed, coupled)
         reports.append(rep)
         print(rep.summary(tol), file=out)
         if not rep.ok:

@@ -4,6 +4,8 @@ workloads.
 Dump layout (harness/dump/case_dump.cpp), one folder per case:
   case.json              {"spec": {...}, "models": n, "micro_batches": m,
                           "trajectory": {"loss": [...], "scale": [...], "skipped": [...]}}
+                         (a non-finite loss or scale as "inf", "-inf" or "nan";
+                         older dumps wrote null)
   initial_model<k>.pt    dict name -> tensor (parameters, then buffers)
   final_model<k>.pt      same, after training
   inputs.pt, labels.pt   lists of tensors, one per micro-batch, in order
@@ -13,6 +15,7 @@ Dump layout (harness/dump/case_dump.cpp), one folder per case:
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,7 +41,7 @@ class DumpError(Exception):
 @dataclass
 class Run:
     """What one run (C++ dump or Python replay) produced."""
-    loss: list            # per optimizer step (float; nan for non-finite/null)
+    loss: list            # per optimizer step (float; inf/-inf/nan as dumped, null read as nan)
     scale: list
     skipped: list
     initial: list         # per model: {name: tensor}
@@ -104,6 +107,31 @@ def _series(traj: dict, key: str, where: Path) -> list:
     return values
 
 
+# JSON has no inf or NaN: the C++ dump writes a non-finite value as one of
+# these strings, so that an overflow (inf) stays distinguishable from a NaN.
+_NON_FINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
+
+
+def _number_series(traj: dict, key: str, where: Path) -> list:
+    """trajectory.loss / trajectory.scale as floats.  Older dumps wrote a
+    non-finite value as null, which is read as NaN: the sign and kind of the
+    value are lost there, so such a dump cannot show an inf agreeing."""
+    out = []
+    for i, v in enumerate(_series(traj, key, where)):
+        if v is None:
+            out.append(math.nan)
+        elif isinstance(v, str):
+            if v not in _NON_FINITE:
+                raise DumpError(where, f"trajectory.{key}[{i}]: unknown string {json.dumps(v)[:40]} "
+                                       f"(a non-finite value is written \"inf\", \"-inf\" or \"nan\")")
+            out.append(_NON_FINITE[v])
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            out.append(float(v))
+        else:
+            raise DumpError(where, f"trajectory.{key}[{i}]: expected a number, got {json.dumps(v)[:40]}")
+    return out
+
+
 def load_case(folder: Path) -> CaseDump:
     folder = Path(folder)
     meta_path = folder / "case.json"
@@ -122,8 +150,8 @@ def load_case(folder: Path) -> CaseDump:
     traj = meta.get("trajectory")
     if not isinstance(traj, dict):
         raise DumpError(meta_path, "trajectory is missing")
-    loss = [math.nan if v is None else float(v) for v in _series(traj, "loss", meta_path)]
-    scale = [math.nan if v is None else float(v) for v in _series(traj, "scale", meta_path)]
+    loss = _number_series(traj, "loss", meta_path)
+    scale = _number_series(traj, "scale", meta_path)
     skipped = _series(traj, "skipped", meta_path)
     for key, values in (("loss", loss), ("scale", scale), ("skipped", skipped)):
         if len(values) != spec.steps:
@@ -162,12 +190,15 @@ def build_models(spec: Spec, initial: list, device: torch.device, where="") -> l
     return out
 
 
-def replay(case: CaseDump, device: str = "cpu") -> Run:
+def replay(case: CaseDump, device: str = "cpu", prepare=None) -> Run:
     """Trains the case's steps on the dumped batches from the dumped initial
-    state; returns the Python run."""
+    state; returns the Python run.  prepare(models), when given, runs before
+    training (nograd.coupling registers gradient hooks with it)."""
     spec = case.spec
     dev = torch.device(device)
     models = build_models(spec, case.cpp.initial, dev, case.folder)
+    if prepare is not None:
+        prepare(models)
     s = TrainingState(spec, models, dev)
     step_fn = STEPS[spec.workload]
     micro = spec.micro_batches()

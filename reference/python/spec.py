@@ -62,6 +62,7 @@ class Spec:
     clip_value: float = 0.05
     loss_multiplier: float = 1.0
     inject_inf_step: int = -1
+    inject_inf_optimizer: int = 0  # whose first gradient gets the inf: optimizer i <-> model i
     skip_steps: list = field(default_factory=list)  # [optimizer] -> steps it skips
     scaler: dict = field(default_factory=lambda: dict(DEFAULT_SCALER))
     expect: str = "pass"
@@ -76,6 +77,7 @@ class Spec:
         return self.sizes["batch"] * self.micro_batches() * self.world_size
 
     def model_count(self) -> int:
+        """Models, and so optimizers (one per model)."""
         return 2 if self.workload == "multi" else 1
 
     def validate(self) -> None:
@@ -92,11 +94,20 @@ class Spec:
             raise SpecError(f"unknown optimizer '{self.optimizer}'")
         if self.steps <= 0 or self.iters_to_accumulate <= 0:
             raise SpecError("steps and iters_to_accumulate must be positive")
+        if not 0 <= self.inject_inf_optimizer < self.model_count():
+            raise SpecError(f"inject_inf_optimizer {self.inject_inf_optimizer}: the {self.workload} workload has "
+                            f"{self.model_count()} optimizer(s)")
 
 
 _DUMP_REQUIRED = ("id", "workload", "variant", "model", "precision", "optimizer", "scaler_enabled",
                   "steps", "lr", "cosine_schedule", "iters_to_accumulate", "max_norm", "clip_value",
                   "loss_multiplier", "inject_inf_step", "skip_steps", "scaler", "sizes")
+
+
+def _integer(v, key: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise SpecError(f"\"{key}\": expected an integer, got {v!r}")
+    return v
 
 
 def spec_from_dump(obj: dict) -> Spec:
@@ -119,6 +130,9 @@ def spec_from_dump(obj: dict) -> Spec:
         sizes=sizes, iters_to_accumulate=int(obj["iters_to_accumulate"]),
         max_norm=float(obj["max_norm"]), clip_value=float(obj["clip_value"]),
         loss_multiplier=float(obj["loss_multiplier"]), inject_inf_step=int(obj["inject_inf_step"]),
+        # Absent from dumps written before it existed: the inf then went to
+        # the first parameter, which is optimizer 0's.
+        inject_inf_optimizer=_integer(obj.get("inject_inf_optimizer", 0), "inject_inf_optimizer"),
         skip_steps=[[int(s) for s in steps] for steps in obj["skip_steps"]], scaler=scaler,
     )
     spec.validate()

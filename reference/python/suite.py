@@ -37,11 +37,13 @@ class Settings:
     clip_value: float = 0.05
     loss_multiplier: float = 1.0
     inject_inf_step: int = -1
+    inject_inf_optimizer: int = 0
     scaler: dict = field(default_factory=lambda: dict(DEFAULT_SCALER))
 
 
 SETTING_KEYS = ("steps", "seed", "lr", "cosine_schedule", "iters_to_accumulate", "max_norm", "clip_value",
-                "loss_multiplier", "inject_inf_step", "scaler", "world_size", "input", "tolerance")
+                "loss_multiplier", "inject_inf_step", "inject_inf_optimizer", "scaler", "world_size", "input",
+                "tolerance")
 DISTRIBUTED_WORKLOADS = ("dataparallel", "ddp")
 
 
@@ -82,9 +84,11 @@ def resolve_suite_path(name_or_path: str) -> Path:
 def _read_settings(node: dict, base: Settings, where: str) -> Settings:
     s = copy.deepcopy(base)
     for key in ("steps", "seed", "cosine_schedule", "iters_to_accumulate", "max_norm", "clip_value",
-                "loss_multiplier", "inject_inf_step"):
+                "loss_multiplier", "inject_inf_step", "inject_inf_optimizer"):
         if key in node:
             setattr(s, key, node[key])
+    if isinstance(s.inject_inf_optimizer, bool) or not isinstance(s.inject_inf_optimizer, int):
+        raise SuiteError(f"{where}.inject_inf_optimizer: expected an integer, got {s.inject_inf_optimizer!r}")
     if "lr" in node:
         lr = node["lr"]
         if isinstance(lr, (int, float)):
@@ -114,7 +118,7 @@ def _make_case(ctx: dict, workload: str, model: str, precision: str, optimizer: 
                 lr=s.lr[optimizer], cosine_schedule=s.cosine_schedule, sizes=dict(ctx["models"][model]),
                 iters_to_accumulate=s.iters_to_accumulate, max_norm=s.max_norm, clip_value=s.clip_value,
                 loss_multiplier=s.loss_multiplier, inject_inf_step=s.inject_inf_step,
-                scaler=dict(s.scaler), throughput=copy.copy(ctx["throughput"]))
+                inject_inf_optimizer=s.inject_inf_optimizer, scaler=dict(s.scaler), throughput=copy.copy(ctx["throughput"]))
 
 
 def _needs_baseline(c: Spec) -> bool:
@@ -131,7 +135,18 @@ def _baseline_for(c: Spec, ctx: dict) -> Spec:
     return b
 
 
+def _check_inject_optimizer(c: Spec, ctx: dict, where: str) -> None:
+    """The C++ loader's rule: an optimizer index of the case's workload (2
+    for multi, 1 otherwise), so a default of 1 fits only multi cases."""
+    if not 0 <= c.inject_inf_optimizer < c.model_count():
+        field = "defaults" if where == "matrix" else where
+        raise SuiteError(f"{ctx['file']}: {field}.inject_inf_optimizer: must be an optimizer index below "
+                         f"{c.model_count()} (the {c.workload} workload has {c.model_count()}), got "
+                         f"{c.inject_inf_optimizer}")
+
+
 def _add_case(cases: list, ids: set, c: Spec, ctx: dict, where: str) -> None:
+    _check_inject_optimizer(c, ctx, where)
     if _needs_baseline(c):
         base = _baseline_for(c, ctx)
         c.baseline_id = base.id

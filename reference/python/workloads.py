@@ -68,8 +68,9 @@ class TrainingState:
         """The precision's autocast region (disabled for fp32)."""
         return torch.autocast(self.device.type, dtype=self.dtype, enabled=self.dtype is not None)
 
-    def first_parameter(self) -> torch.Tensor:
-        return next(iter(self.models[0].parameters()))
+    def first_parameter(self, optimizer: int = 0) -> torch.Tensor:
+        """The first parameter optimizer `optimizer` updates."""
+        return self.optimizers[optimizer].param_groups[0]["params"][0]
 
 
 def forward(s: TrainingState, model: nn.Module, inputs: torch.Tensor) -> torch.Tensor:
@@ -86,10 +87,11 @@ def loss_fn(s: TrainingState, out: torch.Tensor, labels: torch.Tensor) -> torch.
 
 def inject_inf_if_due(s: TrainingState) -> bool:
     """PyTorch's grad-scaling test hook: at inject_inf_step an inf lands in
-    the first element of the first parameter's gradient."""
+    the first element of the gradient of the first parameter of optimizer
+    inject_inf_optimizer (multi: 1 is the second model's)."""
     if s.step_index != s.spec.inject_inf_step:
         return False
-    grad = s.first_parameter().grad
+    grad = s.first_parameter(s.spec.inject_inf_optimizer).grad
     if grad is not None:
         with torch.no_grad():
             grad.view(-1)[0] = math.inf
@@ -111,11 +113,18 @@ def step_optimizer(s: TrainingState, opt: torch.optim.Optimizer, injected: bool)
     return s.steps_taken[i] > before
 
 
+def scheduled_lr(spec: Spec, step_index: int) -> float:
+    """The learning rate of step `step_index` (cosine schedule or constant)."""
+    if not spec.cosine_schedule:
+        return spec.lr
+    progress = step_index / max(1, spec.steps)
+    return spec.lr * 0.5 * (1.0 + math.cos(math.pi * progress))
+
+
 def apply_lr_schedule(s: TrainingState) -> None:
     if not s.spec.cosine_schedule:
         return
-    progress = s.step_index / max(1, s.spec.steps)
-    lr = s.spec.lr * 0.5 * (1.0 + math.cos(math.pi * progress))
+    lr = scheduled_lr(s.spec, s.step_index)
     for opt in s.optimizers:
         for group in opt.param_groups:
             group["lr"] = lr
@@ -235,11 +244,13 @@ def multi_step(s: TrainingState, batches: list[Batch]) -> StepOutcome:
     s.scaler.scale(l0).backward(retain_graph=True)
     s.scaler.scale(l1).backward()
     injected = inject_inf_if_due(s)
+    # Without a scaler only the optimizer whose gradient holds the inf skips.
+    injected0 = injected and s.spec.inject_inf_optimizer == 0
     update_per_optimizer = s.spec.variant == "update_per_optimizer"  # negative control
-    stepped0 = step_optimizer(s, opt0, injected)
+    stepped0 = step_optimizer(s, opt0, injected0)
     if update_per_optimizer:
         s.scaler.update()
-    stepped1 = step_optimizer(s, opt1, False)
+    stepped1 = step_optimizer(s, opt1, injected and not injected0)
     s.scaler.update()  # ONE update per iteration, after every step
     return StepOutcome((l0 + l1).detach(), not stepped0 or not stepped1)
 

@@ -5,6 +5,7 @@ checker's plumbing and exit codes are tested without the C++ binary."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import torch
@@ -20,6 +21,7 @@ def spec_json(s: Spec) -> dict:
             "steps": s.steps, "lr": s.lr, "cosine_schedule": s.cosine_schedule,
             "iters_to_accumulate": s.iters_to_accumulate, "max_norm": s.max_norm, "clip_value": s.clip_value,
             "loss_multiplier": s.loss_multiplier, "inject_inf_step": s.inject_inf_step,
+            "inject_inf_optimizer": s.inject_inf_optimizer,
             "skip_steps": [list(steps) for steps in s.skip_steps], "scaler": dict(s.scaler), "sizes": dict(s.sizes),
             "device": s.device, "seed": s.seed}
 
@@ -28,13 +30,28 @@ def folder_name(case_id: str) -> str:
     return "".join("_" if c in "/#:" else c for c in case_id)
 
 
-def write_dump(root: Path, spec: Spec) -> Path:
+def json_number(v: float, legacy: bool = False):
+    """A trajectory value as the C++ dump writes it: non-finite values as
+    "inf", "-inf" or "nan" (or null, as dumps before that did: legacy)."""
+    if math.isfinite(v):
+        return v
+    if legacy:
+        return None
+    return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+
+
+def write_dump(root: Path, spec: Spec, poison: dict | None = None, legacy_null: bool = False) -> Path:
+    """poison: {micro-batch index: value} put in the first input element of
+    that micro-batch (a way to get a non-finite loss on one step)."""
     dev = torch.device("cpu")
     s = fresh_state(spec, dev)
     initial = [{k: v.detach().clone() for k, v in m.state_dict().items()} for m in s.models]
     data = SyntheticData(spec, dev)
     micro = spec.micro_batches()
-    batches = [data.host_to_device(i) for i in range(spec.steps * micro)]
+    # Cloned: on the CPU host_to_device hands out the cached host tensors.
+    batches = [tuple(t.clone() for t in data.host_to_device(i)) for i in range(spec.steps * micro)]
+    for index, value in (poison or {}).items():
+        batches[index][0].view(-1)[0] = value
     loss, scale, skipped = [], [], []
     for step in range(spec.steps):
         s.step_index = step
@@ -52,6 +69,7 @@ def write_dump(root: Path, spec: Spec) -> Path:
     torch.save([b[1] for b in batches], folder / "labels.pt")
     torch.save([t.detach().clone() for _, t in optimizer_state_tensors(s)], folder / "optimizer_state.pt")
     meta = {"spec": spec_json(spec), "models": len(s.models), "micro_batches": len(batches),
-            "trajectory": {"loss": loss, "scale": scale, "skipped": skipped}}
+            "trajectory": {"loss": [json_number(v, legacy_null) for v in loss],
+                           "scale": [json_number(v, legacy_null) for v in scale], "skipped": skipped}}
     (folder / "case.json").write_text(json.dumps(meta, indent=1))
     return folder
