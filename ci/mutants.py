@@ -29,6 +29,7 @@ def read_mutants(path):
         if len(fields) != 5:
             sys.exit(f"mutants: error: {path}:{number}: expected 5 fields separated by ' ::: '")
         name, file, old, new, tests = (f.strip() for f in fields)
+        old, new = old.replace("\\n", "\n"), new.replace("\\n", "\n")  # a mutant spanning lines
         mutants.append({"name": name, "file": file, "old": old, "new": new, "tests": tests})
     return mutants
 
@@ -51,7 +52,11 @@ def build(src, build_dir):
 def run_tests(build_dir, regex):
     r = subprocess.run(["ctest", "--test-dir", str(build_dir), "-R", regex, "--timeout", "600", "-j", "2"],
                        capture_output=True, text=True)
-    failed = [l.split(" - ", 1)[1].split(" (")[0] for l in r.stdout.splitlines() if l.strip().startswith(tuple("0123456789")) and " - " in l]
+    # Only the tests listed under "The following tests FAILED:" (not the
+    # skipped ones ctest lists under "did not run").
+    failed_section = r.stdout.split("The following tests FAILED:", 1)[1] if "tests FAILED:" in r.stdout else ""
+    failed = [l.split(" - ", 1)[1].split(" (")[0] for l in failed_section.splitlines()
+              if l.strip()[:1].isdigit() and " - " in l]
     ran = "No tests were found" not in r.stdout + r.stderr
     return r.returncode, failed, ran
 

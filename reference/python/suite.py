@@ -83,6 +83,9 @@ def resolve_suite_path(name_or_path: str) -> Path:
 
 def _read_settings(node: dict, base: Settings, where: str) -> Settings:
     s = copy.deepcopy(base)
+    if where == "defaults" and "inject_inf_optimizer" in node:
+        # As the C++ loader: the matrix mixes one-optimizer workloads with multi's two.
+        raise SuiteError(f"{where}.inject_inf_optimizer: a per-case setting (not allowed in defaults)")
     for key in ("steps", "seed", "cosine_schedule", "iters_to_accumulate", "max_norm", "clip_value",
                 "loss_multiplier", "inject_inf_step", "inject_inf_optimizer"):
         if key in node:
@@ -137,12 +140,13 @@ def _baseline_for(c: Spec, ctx: dict) -> Spec:
 
 def _check_inject_optimizer(c: Spec, ctx: dict, where: str) -> None:
     """The C++ loader's rule: an optimizer index of the case's workload (2
-    for multi, 1 otherwise), so a default of 1 fits only multi cases."""
+    for multi, 1 otherwise), and only with an injected inf."""
     if not 0 <= c.inject_inf_optimizer < c.model_count():
-        field = "defaults" if where == "matrix" else where
-        raise SuiteError(f"{ctx['file']}: {field}.inject_inf_optimizer: must be an optimizer index below "
+        raise SuiteError(f"{ctx['file']}: {where}.inject_inf_optimizer: must be an optimizer index below "
                          f"{c.model_count()} (the {c.workload} workload has {c.model_count()}), got "
                          f"{c.inject_inf_optimizer}")
+    if c.inject_inf_optimizer != 0 and c.inject_inf_step < 0:
+        raise SuiteError(f"{ctx['file']}: {where}.inject_inf_optimizer: needs an \"inject_inf_step\"")
 
 
 def _add_case(cases: list, ids: set, c: Spec, ctx: dict, where: str) -> None:

@@ -96,10 +96,7 @@ def parse(suite: dict):
     return parse_suite(json.dumps(suite), "t.json", "cpu")
 
 
-def test_suite_reads_it_from_defaults_and_cases():
-    suite = dict(SUITE, defaults={"inject_inf_step": 2, "inject_inf_optimizer": 1})
-    assert [(c.id, c.inject_inf_optimizer) for c in parse(suite).cases] == [
-        ("multi/mlp/fp32/sgd", 1), ("multi/mlp/fp16/sgd", 1)]
+def test_suite_reads_it_from_cases():
     suite = dict(SUITE, cases=[{"workload": "multi", "model": "mlp", "precision": "fp16", "optimizer": "sgd",
                                 "tag": "second", "inject_inf_step": 2, "inject_inf_optimizer": 1}])
     by_id = {c.id: c for c in parse(suite).cases}
@@ -108,18 +105,22 @@ def test_suite_reads_it_from_defaults_and_cases():
 
 
 @pytest.mark.parametrize("node,message", [
-    ({"defaults": {"inject_inf_optimizer": 2}},
-     "t.json: defaults.inject_inf_optimizer: must be an optimizer index below 2 (the multi workload has 2), got 2"),
-    ({"defaults": {"inject_inf_optimizer": 1},
-      "matrix": dict(SUITE["matrix"], workloads=["multi", "plain"])},
-     "defaults.inject_inf_optimizer: must be an optimizer index below 1 (the plain workload has 1), got 1"),
+    ({"defaults": {"inject_inf_step": 2, "inject_inf_optimizer": 1}},
+     "defaults.inject_inf_optimizer: a per-case setting (not allowed in defaults)"),
+    ({"cases": [{"workload": "multi", "model": "mlp", "precision": "fp16", "optimizer": "sgd", "tag": "x",
+                 "inject_inf_step": 2, "inject_inf_optimizer": 2}]},
+     "t.json: cases[0].inject_inf_optimizer: must be an optimizer index below 2 (the multi workload has 2), got 2"),
+    ({"cases": [{"workload": "multi", "model": "mlp", "precision": "fp16", "optimizer": "sgd", "tag": "x",
+                 "inject_inf_optimizer": 1}]},
+     "cases[0].inject_inf_optimizer: needs an \"inject_inf_step\""),
     ({"cases": [{"workload": "plain", "model": "mlp", "precision": "fp16", "optimizer": "sgd", "tag": "x",
                  "inject_inf_optimizer": -1}]},
      "cases[0].inject_inf_optimizer: must be an optimizer index below 1"),
     ({"cases": [{"workload": "multi", "model": "mlp", "precision": "fp16", "optimizer": "sgd",
                  "inject_inf_optimizer": 1}]},
      "a case that overrides settings needs a \"tag\""),
-    ({"defaults": {"inject_inf_optimizer": "1"}}, "defaults.inject_inf_optimizer: expected an integer"),
+    ({"cases": [{"workload": "multi", "model": "mlp", "precision": "fp16", "optimizer": "sgd", "tag": "x",
+                 "inject_inf_optimizer": "1"}]}, "cases[0].inject_inf_optimizer: expected an integer"),
 ])
 def test_suite_rejects_what_the_cpp_loader_rejects(node, message):
     with pytest.raises(SuiteError, match=re.escape(message)):
