@@ -23,10 +23,24 @@ FLAGS=(-std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
 C10=(-L "$TORCH/lib" -lc10 -Wl,-rpath,"$TORCH/lib")
 H="$ROOT/harness"
 
-build() {  # build NAME SOURCES... [-- LIBS...]
-  local name="$1"; shift
+# Each source compiled alone (through ccache when present, so CI's short
+# run rebuilds nothing), then linked: build NAME SOURCES-AND-LINK-FLAGS...
+CCACHE=(); command -v ccache >/dev/null && CCACHE=(ccache)
+export CCACHE_BASEDIR="$ROOT" CCACHE_NOHASHDIR=1
+build() {
+  local name="$1" arg obj objs=() libs=(); shift
   echo "fuzz: building $name" >&2
-  "$CXX" "${FLAGS[@]}" "$@" -o "$FUZZ_DIR/bin/$name"
+  mkdir -p "$FUZZ_DIR/obj"
+  for arg in "$@"; do
+    if [[ "$arg" == *.cpp ]]; then
+      obj="$FUZZ_DIR/obj/$(basename "${arg%.cpp}").o"
+      "${CCACHE[@]}" "$CXX" "${FLAGS[@]}" -c "$arg" -o "$obj"
+      objs+=("$obj")
+    else
+      libs+=("$arg")
+    fi
+  done
+  "$CXX" "${FLAGS[@]}" "${objs[@]}" "${libs[@]}" -o "$FUZZ_DIR/bin/$name"
 }
 build fuzz_suite "$H/fuzz/fuzz_suite.cpp" "$H/suite/suite.cpp" "$H/suite/memory_estimate.cpp" \
   "$H/core/precision.cpp" "$H/core/build_info.cpp" "$H/io/json_file.cpp" "${C10[@]}"

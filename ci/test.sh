@@ -21,3 +21,9 @@ if ((${#py_tests[@]})); then
   # The reference tests also replay real dumps of this build's binary.
   AMPBENCH_BINARY="$ROOT/build/ampbench" "$AMPBENCH_HOME/venv/bin/python" -m pytest -q "${py_tests[@]}"
 fi
+
+# A short fuzz run of every parser (suite, results, --filter) under ASan and
+# UBSan: new seeds from this build's results, 10 s per target. The long run
+# is `ci/fuzz.sh 200` by hand (README, "What bad input gets").
+echo "== fuzz" >&2
+AMPBENCH_FUZZ_DIR="$ROOT/build/fuzz" "$ROOT/ci/fuzz.sh" "${AMPBENCH_FUZZ_SECONDS:-10}"

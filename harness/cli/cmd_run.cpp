@@ -86,23 +86,47 @@ void check_rank_count(const RunArgs& args, const std::vector<CaseSpec>& cases, c
 // Every output checked before any case runs (io/output_path.h).
 void check_outputs(const RunArgs& args, const std::string& out_dir) {
   io::prepare_output_dir("--out", out_dir, !args.overwrite);
-  if (args.overwrite) io::remove_previous_run(out_dir);
+  if (args.overwrite) io::prepare_staging_dir(out_dir);
   if (!args.junit.empty()) io::check_output_file("--junit", args.junit);
   if (!args.dump_dir.empty()) io::prepare_output_dir("--dump", args.dump_dir, false);
 }
 
+// Promotes a completed staged run over the previous one (--overwrite);
+// otherwise says where the new, incomplete run is and that the previous run
+// was kept. Returns `code`, or kExitUsage when the move failed.
+int finish_staged_run(const std::string& out_dir, int code) {
+  try {
+    if (io::promote_staged_run(out_dir)) {
+      std::cout << "replaced the previous run in " << out_dir << "\n";
+      return code;
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "ampbench run: error: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  std::cerr << "ampbench run: the run did not complete: the previous run in " << out_dir
+            << " was kept; this run's results are in " << io::staging_dir(out_dir) << "\n";
+  return code;
+}
+
 }  // namespace
 
-// std::system, except that the child dies with this process: a report must
-// not go on being built for a run that was stopped.
-int run_shell_dying_with_us(const std::string& cmd) {
+// Runs argv[0] (no shell: a shell would fork the real program as a
+// grandchild, which PR_SET_PDEATHSIG does not reach) in `cwd`, as a child
+// that dies with this process: a report must not go on being built for a
+// run that was stopped. Returns its exit status, -1 if it did not exit.
+int run_dying_with_us(const std::vector<std::string>& argv, const std::string& cwd) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
   std::cout << std::flush;
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) return -1;
   if (pid == 0) {
     distributed::die_with_parent(parent);
-    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    if (::chdir(cwd.c_str()) != 0) _exit(127);
+    execvp(args[0], args.data());
     _exit(127);
   }
   int status = 0;
@@ -116,10 +140,12 @@ int run_shell_dying_with_us(const std::string& cmd) {
 bool make_report(const std::vector<std::string>& results_paths, const std::string& report_dir) {
   const char* python = std::getenv("AMPBENCH_PYTHON");
   const std::string py = python ? python : build_info::default_python();
-  std::string cmd = "cd '" + std::string(build_info::source_dir()) + "' && '" + py + "' -m reports";
-  for (const std::string& p : results_paths) cmd += " '" + std::filesystem::absolute(p).string() + "'";
-  cmd += " --out '" + std::filesystem::absolute(report_dir).string() + "'";
-  if (run_shell_dying_with_us(cmd) == 0) {
+  std::vector<std::string> argv = {py, "-m", "reports"};
+  for (const std::string& p : results_paths) argv.push_back(std::filesystem::absolute(p).string());
+  argv.insert(argv.end(), {"--out", std::filesystem::absolute(report_dir).string()});
+  std::string cmd;  // for the message
+  for (const std::string& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
+  if (run_dying_with_us(argv, build_info::source_dir()) == 0) {
     std::cout << "report:  " << report_dir << "/index.html\n";
     return true;
   }
@@ -177,7 +203,15 @@ int run_suite(const RunArgs& args) {
       return kExitUsage;
     }
   }
-  if (args.nproc > 0 && !rank_env) return distributed::launch_local_ranks({args.nproc, args.rank_timeout, out_dir, {}});
+  // --overwrite: this run goes to a staging folder and replaces the previous
+  // one only once complete (io/output_path.h).
+  const std::string final_out = out_dir;
+  const bool staged = !rank_env && args.overwrite;
+  if (staged) out_dir = io::staging_dir(final_out);
+  if (args.nproc > 0 && !rank_env) {
+    const int code = distributed::launch_local_ranks({args.nproc, args.rank_timeout, out_dir, {}});
+    return staged ? finish_staged_run(final_out, code) : code;
+  }
   RunOptions options;
   if (rank_env) {
     try {
@@ -270,7 +304,7 @@ int run_suite(const RunArgs& args) {
             << summary.skipped << " skipped; negative controls caught: " << summary.controls_caught << " of "
             << summary.controls << "\n";
   if (!summary.teeth().empty()) std::cout << summary.teeth() << "\n";
-  std::cout << "results: " << results_path << "\n";
+  std::cout << "results: " << (staged ? final_out + "/results.json" : results_path) << "\n";
   if (!args.junit.empty() && rank0) {
     try {
       gate::write_run_junit(writer->document(), args.junit);
@@ -281,6 +315,10 @@ int run_suite(const RunArgs& args) {
     }
   }
   if (!args.no_report && rank0) make_report({results_path}, out_dir + "/report");
+  if (staged) {
+    const int code = finish_staged_run(final_out, kExitOk);
+    if (code != kExitOk) return code;
+  }
   if (launch_exit != 0) return launch_exit;
   // Exit 1 says why on stderr too: a CI log may show nothing else.
   if (!summary.ok())
@@ -318,7 +356,8 @@ void add_run_command(CLI::App& app, Action& selected) {
   sub->add_flag("--allow-oversubscribe", args->allow_oversubscribe,
                 "Start more local ranks than the machine holds (2 per CPU core, 1 per GPU)");
   sub->add_flag("--overwrite", args->overwrite,
-                "Reuse a non-empty --out: remove the previous run's results, report and rank folders first");
+                "Reuse a non-empty --out: the previous run's results, report and rank folders are replaced once this "
+                "run completes");
   sub->add_option("--inject-slowdown", args->inject_slowdown,
                   "Debug: add busy work equal to this fraction of each timed step (gate calibration)")
       ->check(FiniteRange(0.0, 10.0))

@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "io/json_file.h"
+
 namespace ampbench::io {
 
 namespace fs = std::filesystem;
@@ -76,14 +78,37 @@ void remove_tree(const std::string& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return;  // nothing there
   const int err = ::nftw(path.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-  if (err != 0) throw std::invalid_argument("--overwrite: cannot remove " + path + ": " + std::strerror(err > 0 ? err : errno));
+  if (err != 0) throw std::invalid_argument("--out: cannot remove " + path + ": " + std::strerror(err > 0 ? err : errno));
 }
 
 }  // namespace
 
-void remove_previous_run(const std::string& dir) {
-  for (const char* name : {"results.json", "results.json.tmp", "report", "ddp-ranks", "dump"})
-    remove_tree((fs::path(dir) / name).string());
+std::string staging_dir(const std::string& dir) { return (fs::path(dir) / ".ampbench-incoming").string(); }
+
+void prepare_staging_dir(const std::string& dir) {
+  remove_tree(staging_dir(dir));
+  prepare_output_dir("--out", staging_dir(dir), true);
+}
+
+bool promote_staged_run(const std::string& dir) {
+  const fs::path staged(staging_dir(dir));
+  try {
+    const nlohmann::json doc = read_json_file((staged / "results.json").string());
+    if (!doc.is_object() || doc.value("complete", nlohmann::json(false)) != true) return false;
+  } catch (const JsonFileError&) {
+    return false;  // no results yet: not a completed run
+  }
+  for (const char* name : {"results.json", "report", "ddp-ranks", "dump"}) remove_tree((fs::path(dir) / name).string());
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(staged, ec)) {
+    const fs::path target = fs::path(dir) / entry.path().filename();
+    remove_tree(target.string());
+    if (::rename(entry.path().c_str(), target.c_str()) != 0)
+      refuse("--overwrite", target.string(), std::string("cannot move the new run's file into place: ") + std::strerror(errno));
+  }
+  if (ec) refuse("--overwrite", staged.string(), "cannot list the new run: " + ec.message());
+  remove_tree(staged.string());
+  return true;
 }
 
 }  // namespace ampbench::io

@@ -20,8 +20,20 @@ void check_output_file(const std::string& flag, const std::string& path);
 // anything is refused: a rerun must not silently replace a previous run.
 void prepare_output_dir(const std::string& flag, const std::string& path, bool refuse_non_empty);
 
-// Removes what a previous `ampbench run` wrote into `dir` (results.json and
-// its .tmp, report/, ddp-ranks/, dump/): --overwrite. Other files stay.
-void remove_previous_run(const std::string& dir);
+// --overwrite never destroys the previous run before the new one has
+// completed: the new run is written into staging_dir(dir), created empty
+// here (a stopped run's leftovers there are removed), and replaces the
+// previous run only through promote_staged_run once complete.
+std::string staging_dir(const std::string& dir);
+void prepare_staging_dir(const std::string& dir);
+
+// When staging_dir(dir)/results.json says "complete": true, replaces each
+// entry of `dir` the staged run also wrote, plus the previous run's
+// results.json, report/, ddp-ranks/ and dump/, with the staged ones (other
+// files stay) and removes the staging folder; returns true. Otherwise
+// changes nothing and returns false: the previous run stays whole, the
+// stopped one stays readable in the staging folder. Throws
+// std::invalid_argument naming what could not be moved.
+bool promote_staged_run(const std::string& dir);
 
 }  // namespace ampbench::io
