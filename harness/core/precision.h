@@ -27,7 +27,7 @@ class PrecisionPolicy {
   bool needs_scaler() const { return precision_ == Precision::kFp16; }
 
   // Whether a GradScaler may be attached at all: bf16 + scaler is a
-  // configuration mistake (see MISSION.md), fp32 + scaler is the exact-check
+  // configuration mistake (bf16 has float32's exponent range), fp32 + scaler is the exact-check
   // configuration.
   bool allows_scaler() const { return precision_ != Precision::kBf16; }
 

@@ -25,7 +25,7 @@ const std::vector<std::string>& known_workloads() {
   return names;
 }
 
-// Negative controls: each is one mistake from MISSION.md, written next to the
+// Negative controls: each is one known AMP mistake (README "Negative controls"), written next to the
 // correct workload it breaks.
 const std::vector<std::string>& known_variants(const std::string& workload) {
   static const std::map<std::string, std::vector<std::string>> variants = {

@@ -1,4 +1,4 @@
-// A workload is one training procedure from MISSION.md. Its step does one
+// A workload is one training procedure (README "What a run checks"). Its step does one
 // optimizer iteration and reads top to bottom like the recipe; negative
 // controls are variants selected by spec.variant, written beside the correct
 // line they break.

@@ -1,4 +1,4 @@
-"""MISSION.md's single-process workloads, written with PyTorch's Python API:
+"""The suite's single-process workloads, written with PyTorch's Python API:
 torch.autocast for the forward pass and torch.amp.GradScaler for loss
 scaling.  Each step function does one optimizer iteration and reads like the
 recipe; the negative controls are the `variant` branches beside the correct

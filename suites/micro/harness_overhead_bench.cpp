@@ -2,7 +2,7 @@
 // as `ampbench run` times it (TrainingState, Workload::step, the disabled
 // scaler and autocast guards, the batch vector) against the same step written
 // as a bare LibTorch loop on the same modules, sizes, data and optimizer.
-// The budget is 2% (MISSION: timings must be honest, not inflated by us).
+// The budget is 2% (timings must be honest, not inflated by the harness).
 //
 //   OMP_NUM_THREADS=1 build/suites/micro/harness_overhead_bench \
 //     --benchmark_repetitions=20 --benchmark_enable_random_interleaving=true \
