@@ -242,7 +242,7 @@ int run_suite(const RunArgs& args) {
       } catch (const std::exception& e) {
         std::cerr << "ampbench run: error: rank " << rank << " lost the other ranks: " << e.what() << std::endl;
         std::cout.flush();
-        _exit(3);
+        _exit(kExitRendezvous);
       }
     };
     std::cout << "rank " << rank << " of " << rank_env->world_size << " (local rank " << rank_env->local_rank
