@@ -1,5 +1,7 @@
 #include "distributed/context.h"
 
+#include <atomic>
+
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
@@ -202,9 +204,9 @@ ScopedContext::ScopedContext(std::shared_ptr<Context> context) : previous_(std::
 ScopedContext::~ScopedContext() { thread_context = std::move(previous_); }
 
 void maybe_debug_fail(const Context& context) {
-  static bool done = false;  // once per process
-  if (done) return;
-  done = true;
+  // Once per process; atomic because tests run ranks as threads.
+  static std::atomic<bool> done{false};
+  if (done.exchange(true)) return;
   if (auto crash = env("AMPBENCH_DEBUG_RANK_CRASH"); crash && env_int("AMPBENCH_DEBUG_RANK_CRASH", *crash) == context.rank) {
     std::cerr << "rank " << context.rank << ": AMPBENCH_DEBUG_RANK_CRASH: aborting on purpose" << std::endl;
     std::abort();
