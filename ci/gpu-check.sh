@@ -138,6 +138,8 @@ for f in files:
     print(f"{f}: float32 in cases IEEE: {math.get('in_cases_ieee')}, cuda.conv {conv}")
     if math.get("in_cases_ieee") is not True or conv != "ieee":
         sys.exit(f"{f}: the cases did not run in IEEE float32")
+    if math.get("fp32_is_ieee") is False:  # a TF32 environment override (ampbench run warned)
+        sys.exit(f"{f}: fp32 is not IEEE float32: {'; '.join(math.get('fp32_not_ieee_reasons', []))}")
 PY
   return "$status"
 }

@@ -97,8 +97,8 @@ def _utilisation_section(run, figures, level) -> list:
     return [Heading(level, "Utilisation"),
             Text("Achieved FLOP/s = median samples/s × analytic training FLOPs per sample. "
                  "MFU = achieved FLOP/s over the measured matmul ceiling of the case's precision "
-                 "(fp32 → fp32, fp16 → fp16, bf16 → bf16). The ceiling ratio is that ceiling over "
-                 "the fp32 one: the speedup the matmul units alone would allow, to set against "
+                 "(fp32 → fp32, fp16 → fp16, bf16 → bf16, tf32 → tf32). The ceiling ratio is that "
+                 "ceiling over the fp32 one: the speedup the matmul units alone would allow, to set against "
                  "the measured speedup."),
             tables.utilisation_table(run),
             *_images(f for f in figures if f.kind == "utilisation")]
@@ -123,7 +123,7 @@ def _images(figures) -> list:
 def _absent_note(kind: str) -> str:
     return {
         "loss": "No loss trajectories in this run.",
-        "deviation": "No fp16/bf16 checks against fp32 in this run.",
+        "deviation": "No fp16/bf16/tf32 checks against fp32 in this run.",
         "scale": "No fp16 cases with a loss-scale trajectory in this run.",
         "ddp": "No distributed (DDP / DataParallel) cases in this run.",
     }[kind]

@@ -15,7 +15,7 @@ import numpy as np
 
 from .schema import load_results
 
-PRECISION_ORDER = ("fp32", "fp16", "bf16")
+PRECISION_ORDER = ("fp32", "fp16", "bf16", "tf32")
 
 # Case attributes that can distinguish two cases of the same workload, model
 # and precision.  Labels show only the ones that actually vary, so a plain

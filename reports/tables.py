@@ -85,10 +85,17 @@ def _env_keys(runs) -> list:
 # -- verdicts -------------------------------------------------------------------
 
 def run_warnings(run) -> list:
-    if run.data["complete"]:
-        return []
-    return [f"{run.path.name} is incomplete (run interrupted or still running): "
-            f"only the {len(run.cases)} finished cases are shown."]
+    warnings = []
+    if not run.data["complete"]:
+        warnings.append(f"{run.path.name} is incomplete (run interrupted or still running): "
+                        f"only the {len(run.cases)} finished cases are shown.")
+    # `ampbench run` printed the same WARNING (harness/amp/float32_math.h).
+    math = run.env.get("float32_math")
+    if isinstance(math, dict) and math.get("fp32_is_ieee") is False:
+        reasons = "; ".join(math.get("fp32_not_ieee_reasons") or []) or "no reason recorded"
+        warnings.append(f"{run.path.name}: fp32 is not IEEE float32 in this run, so the fp32 baselines "
+                        f"are not the reference they claim to be: {reasons}.")
+    return warnings
 
 
 def verdict_summary(run) -> list:

@@ -99,6 +99,38 @@ void to_json(nlohmann::json& j, const Float32Settings& s) {
        {"env_overrides", s.env_overrides}};
 }
 
+std::vector<std::string> fp32_not_ieee_reasons(const Float32Settings& in_cases) {
+  std::vector<std::string> reasons;
+  const auto& env = in_cases.env_overrides;
+  // Only 0 is documented (never TF32); any other value hands the choice back
+  // to the libraries, beneath every setting ampbench makes.
+  if (const auto it = env.find("NVIDIA_TF32_OVERRIDE"); it != env.end() && it->second != "0")
+    reasons.push_back("NVIDIA_TF32_OVERRIDE=" + it->second +
+                      " is set: cuBLAS/cuDNN read it beneath torch's settings and may use TF32 for float32 "
+                      "(only NVIDIA_TF32_OVERRIDE=0, never TF32, is IEEE)");
+  // torch documents it as forcing TF32 for cuBLAS float32 matmuls over
+  // set_float32_matmul_precision; torch 2.11 applies it as the process
+  // default, which the guard overrides, but older versions made the setter
+  // powerless: an fp32 baseline must not depend on which.
+  if (const auto it = env.find("TORCH_ALLOW_TF32_CUBLAS_OVERRIDE"); it != env.end() && it->second == "1")
+    reasons.push_back("TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 is set: torch documents it as forcing TF32 for float32 "
+                      "cuBLAS matmuls, overriding the IEEE setting the cases make");
+  std::string not_ieee;
+  for (const auto& [key, value] : in_cases.precision)
+    if (value != "ieee" && value != "none") not_ieee += (not_ieee.empty() ? "" : ", ") + key + "=" + value;
+  if (!not_ieee.empty())
+    reasons.push_back("the in-case float32 settings are not all IEEE: " + not_ieee);
+  return reasons;
+}
+
+std::string tf32_disabled_reason() {
+  const char* value = std::getenv("NVIDIA_TF32_OVERRIDE");
+  if (value && std::string(value) == "0")
+    return "NVIDIA_TF32_OVERRIDE=0 turns TF32 off inside cuBLAS/cuDNN: a tf32 case would be IEEE fp32, "
+           "identical to its baseline";
+  return "";
+}
+
 nlohmann::json float32_math_fingerprint() {
   const Float32Settings process_default = current_float32_settings();
   Float32Settings in_cases;
@@ -108,7 +140,12 @@ nlohmann::json float32_math_fingerprint() {
     const Float32MathGuard guard(Float32Math::kIeee);
     in_cases = current_float32_settings();
   }
-  return {{"process_default", process_default}, {"in_cases", in_cases}, {"in_cases_ieee", in_cases.all_ieee()}};
+  const std::vector<std::string> reasons = fp32_not_ieee_reasons(in_cases);
+  return {{"process_default", process_default},
+          {"in_cases", in_cases},
+          {"in_cases_ieee", in_cases.all_ieee()},
+          {"fp32_is_ieee", reasons.empty()},
+          {"fp32_not_ieee_reasons", reasons}};
 }
 
 Float32MathGuard::Float32MathGuard(Float32Math math) {

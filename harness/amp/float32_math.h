@@ -16,6 +16,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace ampbench::amp {
 
@@ -50,8 +51,22 @@ struct Float32Settings {
 Float32Settings current_float32_settings();
 void to_json(nlohmann::json& j, const Float32Settings& settings);
 
+// Why the cases that should be IEEE float32 (fp32, and fp16/bf16's float32
+// ops) may not be, one sentence each; empty when they are. Two causes: an
+// in-case setting that is not IEEE (`in_cases` as Float32MathGuard(kIeee)
+// leaves them), or an environment override in `in_cases.env_overrides` that
+// asks for TF32 beneath torch's settings (NVIDIA_TF32_OVERRIDE other than 0,
+// read by cuBLAS/cuDNN themselves; TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1).
+std::vector<std::string> fp32_not_ieee_reasons(const Float32Settings& in_cases);
+
+// Why TF32 cannot run in this process although the guard asks for it
+// (NVIDIA_TF32_OVERRIDE=0 turns it off inside cuBLAS/cuDNN: a tf32 case would
+// be the fp32 baseline again); empty when nothing stops it.
+std::string tf32_disabled_reason();
+
 // {"process_default": ..., "in_cases": ... (under Float32MathGuard(kIeee)),
-//  "in_cases_ieee": bool}: what the environment fingerprint records.
+//  "in_cases_ieee": bool, "fp32_is_ieee": bool, "fp32_not_ieee_reasons":
+//  [...]}: what the environment fingerprint records.
 nlohmann::json float32_math_fingerprint();
 
 // For its lifetime, sets float32 math as `math` says (both APIs,

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
+#include <map>
 #include <string>
 
 namespace ampbench::amp {
@@ -105,8 +106,61 @@ TEST(Float32Math, FingerprintRecordsDefaultsInCaseSettingsReductionsAndOverrides
   EXPECT_EQ(j["process_default"]["cublas_reduction"]["bf16"], "reduced_precision_allowed");
   EXPECT_EQ(j["process_default"]["env_overrides"]["NVIDIA_TF32_OVERRIDE"], "0");
   EXPECT_FALSE(j["process_default"]["env_overrides"].contains("TORCH_ALLOW_TF32_CUBLAS_OVERRIDE"));
+  // NVIDIA_TF32_OVERRIDE=0 is "never TF32": still IEEE, no warning.
+  EXPECT_TRUE(j["fp32_is_ieee"].get<bool>());
+  EXPECT_TRUE(j["fp32_not_ieee_reasons"].empty());
   // Recording changed nothing.
   EXPECT_EQ(current_float32_settings().precision.at("cuda.conv"), "tf32");
+}
+
+Float32Settings ieee_settings(std::map<std::string, std::string> env = {}) {
+  Float32Settings s;
+  for (const char* key : {"cuda.matmul", "cuda.conv", "cuda.rnn", "mkldnn.matmul", "mkldnn.conv", "mkldnn.rnn"})
+    s.precision[key] = "ieee";
+  s.env_overrides = std::move(env);
+  return s;
+}
+
+TEST(Float32Math, Fp32IsIeeeUnlessAnOverrideOrAnInCaseSettingSaysOtherwise) {
+  EXPECT_TRUE(fp32_not_ieee_reasons(ieee_settings()).empty());
+  EXPECT_TRUE(fp32_not_ieee_reasons(ieee_settings({{"NVIDIA_TF32_OVERRIDE", "0"}})).empty());
+  EXPECT_TRUE(fp32_not_ieee_reasons(ieee_settings({{"TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "0"}})).empty());
+
+  const auto nvidia = fp32_not_ieee_reasons(ieee_settings({{"NVIDIA_TF32_OVERRIDE", "1"}}));
+  ASSERT_EQ(nvidia.size(), 1u);
+  EXPECT_EQ(nvidia[0].rfind("NVIDIA_TF32_OVERRIDE=1 is set: cuBLAS/cuDNN", 0), 0u) << nvidia[0];
+  const auto torch = fp32_not_ieee_reasons(ieee_settings({{"TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "1"}}));
+  ASSERT_EQ(torch.size(), 1u);
+  EXPECT_NE(torch[0].find("TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1"), std::string::npos) << torch[0];
+
+  Float32Settings tf32_conv = ieee_settings({{"NVIDIA_TF32_OVERRIDE", "1"}});
+  tf32_conv.precision["cuda.conv"] = "tf32";
+  const auto both = fp32_not_ieee_reasons(tf32_conv);
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_EQ(both[1], "the in-case float32 settings are not all IEEE: cuda.conv=tf32");
+}
+
+TEST(Float32Math, FingerprintFlagsAnOverrideThatMayForceTf32) {
+  ::setenv("TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "1", 1);
+  const nlohmann::json j = float32_math_fingerprint();
+  ::unsetenv("TORCH_ALLOW_TF32_CUBLAS_OVERRIDE");
+  // The guard still sets IEEE (torch 2.11 reads the variable once, as its
+  // default), but the baseline must not rest on that.
+  EXPECT_TRUE(j["in_cases_ieee"].get<bool>());
+  EXPECT_FALSE(j["fp32_is_ieee"].get<bool>());
+  ASSERT_EQ(j["fp32_not_ieee_reasons"].size(), 1u);
+  EXPECT_NE(j["fp32_not_ieee_reasons"][0].get<std::string>().find("TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1"),
+            std::string::npos);
+}
+
+TEST(Float32Math, OnlyNvidiaTf32OverrideZeroDisablesTf32) {
+  ::unsetenv("NVIDIA_TF32_OVERRIDE");
+  EXPECT_EQ(tf32_disabled_reason(), "");
+  ::setenv("NVIDIA_TF32_OVERRIDE", "1", 1);
+  EXPECT_EQ(tf32_disabled_reason(), "");
+  ::setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
+  EXPECT_NE(tf32_disabled_reason().find("NVIDIA_TF32_OVERRIDE=0 turns TF32 off"), std::string::npos);
+  ::unsetenv("NVIDIA_TF32_OVERRIDE");
 }
 
 }  // namespace

@@ -44,6 +44,15 @@ TEST(Checker, ReportsTheFirstStepThatCrossedTheTolerance) {
   EXPECT_NEAR(v.metrics.at("max_loss_rel_dev"), 0.375, 1e-12);
 }
 
+TEST(Checker, Tf32IsHeldToItsOwnUnitRoundoff) {
+  // u = 2^-11: a loss 1e-4 off passes (as for fp16), one 5% off fails.
+  const Verdict close = check_case(record(Precision::kTf32, {2.0002, 1.5001, 1.0001, 0.8001}, {1, 2, 3, 4.001f}),
+                                   baseline());
+  EXPECT_TRUE(close.passed) << (close.failures.empty() ? "" : close.failures.front());
+  EXPECT_EQ(close.tolerances.unit_roundoff, std::ldexp(1.0, -11));
+  EXPECT_FALSE(check_case(record(Precision::kTf32, {2.0, 1.5, 1.05, 0.8}, {1, 2, 3, 4}), baseline()).passed);
+}
+
 TEST(Checker, ParametersThatDidNotLearnFailRelativeToTheFp32Update) {
   // The loss matches but the weights stayed at their initial values.
   const CaseRecord rec = record(Precision::kBf16, {2.0, 1.5, 1.0, 0.8}, {0, 0, 0, 0});

@@ -109,6 +109,17 @@ int finish_staged_run(const std::string& out_dir, int code) {
   return code;
 }
 
+// Loud, at the start and again under the summary: a run whose fp32 is not
+// IEEE float32 has no IEEE baseline, and every verdict against it is against
+// something else (env.float32_math.fp32_is_ieee in results.json says so too).
+void print_fp32_warnings(std::ostream& out, const nlohmann::json& env) {
+  const nlohmann::json& math = env.value("float32_math", nlohmann::json::object());
+  if (!math.is_object() || math.value("fp32_is_ieee", true)) return;
+  for (const nlohmann::json& reason : math.value("fp32_not_ieee_reasons", nlohmann::json::array()))
+    out << "WARNING: fp32 is not IEEE float32 in this run (its fp32 baselines are not IEEE references): "
+        << reason.get<std::string>() << "\n";
+}
+
 }  // namespace
 
 // Runs argv[0] (no shell: a shell would fork the real program as a
@@ -252,8 +263,9 @@ int run_suite(const RunArgs& args) {
   const std::string results_path =
       rank0 ? out_dir + "/results.json" : out_dir + "/rank" + std::to_string(rank_env->rank) + "/results.json";
   std::unique_ptr<ResultsWriter> writer;
+  nlohmann::json env;
   try {
-    nlohmann::json env = to_json(probe_environment());
+    env = to_json(probe_environment());
     if (!args.ceilings_file.empty()) env["ceilings"] = read_ceilings(args.ceilings_file);
     env["mkldnn_enabled"] = at::globalContext().userEnabledMkldnn();
     writer = std::make_unique<ResultsWriter>(results_path, suite.name, suite.path, env);
@@ -264,6 +276,7 @@ int run_suite(const RunArgs& args) {
   if (suite.gate.min_effect) writer->set("gate", {{"min_effect", *suite.gate.min_effect}});
   std::cout << "suite " << suite.name << ": " << cases.size() << " cases on " << device << " -> " << results_path
             << "\n";
+  print_fp32_warnings(std::cout, env);
 
   options.measure_throughput = !args.no_throughput;
   options.inject_slowdown = args.inject_slowdown;
@@ -304,6 +317,7 @@ int run_suite(const RunArgs& args) {
             << summary.skipped << " skipped; negative controls caught: " << summary.controls_caught << " of "
             << summary.controls << "\n";
   if (!summary.teeth().empty()) std::cout << summary.teeth() << "\n";
+  print_fp32_warnings(std::cout, env);
   std::cout << "results: " << (staged ? final_out + "/results.json" : results_path) << "\n";
   if (!args.junit.empty() && rank0) {
     try {

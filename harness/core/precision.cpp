@@ -5,11 +5,17 @@
 
 namespace ampbench {
 
+const std::vector<std::string>& PrecisionPolicy::names() {
+  static const std::vector<std::string> all = {"fp32", "fp16", "bf16", "tf32"};
+  return all;
+}
+
 PrecisionPolicy PrecisionPolicy::parse(const std::string& name) {
   if (name == "fp32") return PrecisionPolicy(Precision::kFp32);
   if (name == "fp16") return PrecisionPolicy(Precision::kFp16);
   if (name == "bf16") return PrecisionPolicy(Precision::kBf16);
-  throw std::invalid_argument("unsupported precision '" + name + "' (expected fp32, fp16 or bf16)");
+  if (name == "tf32") return PrecisionPolicy(Precision::kTf32);
+  throw std::invalid_argument("unsupported precision '" + name + "' (expected fp32, fp16, bf16 or tf32)");
 }
 
 std::string PrecisionPolicy::name() const {
@@ -17,6 +23,7 @@ std::string PrecisionPolicy::name() const {
     case Precision::kFp32: return "fp32";
     case Precision::kFp16: return "fp16";
     case Precision::kBf16: return "bf16";
+    case Precision::kTf32: return "tf32";
   }
   return "?";
 }
@@ -26,8 +33,23 @@ std::optional<c10::ScalarType> PrecisionPolicy::autocast_dtype() const {
     case Precision::kFp32: return std::nullopt;
     case Precision::kFp16: return c10::ScalarType::Half;
     case Precision::kBf16: return c10::ScalarType::BFloat16;
+    case Precision::kTf32: return std::nullopt;
   }
   return std::nullopt;
+}
+
+amp::Float32Math PrecisionPolicy::float32_math() const {
+  return precision_ == Precision::kTf32 ? amp::Float32Math::kTf32 : amp::Float32Math::kIeee;
+}
+
+std::string PrecisionPolicy::scaler_refusal() const {
+  if (allows_scaler()) return "";
+  if (precision_ == Precision::kTf32)
+    return "tf32 with a GradScaler is a configuration mistake: tf32 keeps float32 tensors (float32's exponent "
+           "range) and only rounds the tensor-core products' mantissas, so loss scaling is unneeded; remove the "
+           "scaler or use fp16";
+  return "bf16 with a GradScaler is a configuration mistake: bfloat16 has float32's exponent range, "
+         "so loss scaling is unneeded; remove the scaler or use fp16";
 }
 
 double PrecisionPolicy::unit_roundoff() const {
@@ -35,6 +57,7 @@ double PrecisionPolicy::unit_roundoff() const {
     case Precision::kFp32: return std::ldexp(1.0, -24);
     case Precision::kFp16: return std::ldexp(1.0, -11);
     case Precision::kBf16: return std::ldexp(1.0, -8);
+    case Precision::kTf32: return std::ldexp(1.0, -11);
   }
   return 0.0;
 }

@@ -121,8 +121,8 @@ void train_recorded(const CaseSpec& spec, const c10::Device& device, CaseRecord&
 
   std::vector<at::Tensor> losses;
   int cursor = 0;
-  // bf16 has float32's range: underflow to fp16 is not its question.
-  if (spec.precision.precision() != Precision::kBf16) rec.grad_health.emplace();
+  // bf16 and tf32 have float32's range: underflow to fp16 is not their question.
+  if (spec.precision.float16_range_matters()) rec.grad_health.emplace();
   for (int step = 0; step < spec.steps; ++step) {
     s.step_index = step;
     apply_lr_schedule(s);
@@ -168,6 +168,9 @@ void measure_noise(const CaseSpec& spec, const c10::Device& device, CaseRecord& 
 // precision's rounding noise injected. Untimed.
 void measure_replicas(const CaseSpec& spec, const c10::Device& device, CaseRecord& rec) {
   for (const Precision precision : spec.envelope_precisions) {
+    CaseSpec compared = spec;
+    compared.precision = PrecisionPolicy(precision);
+    if (!skip_reason(compared).empty()) continue;  // its cases are skipped here (tf32 on a CPU): nothing to bound
     ReplicaSet set;
     set.precision = precision;
     set.unit_roundoff = PrecisionPolicy(precision).unit_roundoff();
@@ -232,6 +235,12 @@ ThroughputRecord measure_throughput(const CaseSpec& spec, const c10::Device& dev
 }
 
 std::string skip_reason(const CaseSpec& spec) {
+  if (spec.precision.cuda_only() && spec.device != "cuda")
+    return spec.precision.name() + " is CUDA tensor-core math; on " + spec.device +
+           " it would be IEEE fp32, identical to the baseline";
+  if (spec.precision.float32_math() == amp::Float32Math::kTf32) {
+    if (std::string why = amp::tf32_disabled_reason(); !why.empty()) return why;
+  }
   if (spec.device == "cuda") {
     if (!torch::cuda::is_available()) return "no CUDA device is available";
 #ifdef AMPBENCH_HAVE_CUDA
@@ -241,6 +250,9 @@ std::string skip_reason(const CaseSpec& spec) {
     if (spec.precision.precision() == Precision::kBf16 && cc < 80)
       return "bf16 needs compute capability 8.0 or newer; " + name + " has " + std::to_string(cc / 10) + "." +
              std::to_string(cc % 10);
+    if (spec.precision.precision() == Precision::kTf32 && cc < 80)
+      return "tf32 tensor cores need compute capability 8.0 or newer; " + name + " has " +
+             std::to_string(cc / 10) + "." + std::to_string(cc % 10);
     if (spec.precision.precision() == Precision::kFp16 && cc < 70)
       return "fp16 tensor cores need compute capability 7.0 or newer; " + name + " has " +
              std::to_string(cc / 10) + "." + std::to_string(cc % 10);
@@ -263,7 +275,9 @@ CaseRecord Runner::run(const CaseSpec& spec) const {
     return rec;
   }
   try {
-    const amp::Float32MathGuard fp32_math(amp::Float32Math::kIeee);  // fp32 is IEEE fp32 (no TF32), whole case
+    // The whole case (and, for a baseline, its noise run and replicas) under
+    // the policy's float32 math: IEEE for fp32/fp16/bf16, TF32 for tf32.
+    const amp::Float32MathGuard fp32_math(spec.precision.float32_math());
     const c10::Device device(spec.device == "cuda" ? c10::kCUDA : c10::kCPU,
                              spec.device == "cuda" ? static_cast<c10::DeviceIndex>(spec.device_index) : -1);
     train_recorded(spec, device, rec, options_.dump_dir);

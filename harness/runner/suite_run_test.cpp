@@ -72,5 +72,23 @@ TEST(SummaryTable, OneRowPerCaseFamilyOneColumnPerPrecision) {
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3) << text;  // header + 2 rows
 }
 
+TEST(SummaryTable, ATf32ColumnOnlyWhenSomeCaseIsTf32) {
+  nlohmann::json results = {
+      {"cases",
+       {{{"id", "plain/mlp/fp32/sgd"}, {"precision", "fp32"}, {"status", "pass"}, {"expect", "pass"},
+         {"throughput", nullptr}}}}};
+  std::ostringstream without;
+  print_summary_table(without, results);
+  EXPECT_EQ(without.str().find("tf32"), std::string::npos) << without.str();
+  results["cases"].push_back({{"id", "plain/mlp/tf32/sgd"}, {"precision", "tf32"}, {"status", "skipped"},
+                              {"expect", "pass"}, {"throughput", nullptr}});
+  std::ostringstream with;
+  print_summary_table(with, results);
+  const std::string text = with.str();
+  EXPECT_NE(text.find("bf16  tf32"), std::string::npos) << text;
+  EXPECT_NE(text.find("pass  -     -     skipped"), std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2) << text;  // header + 1 row
+}
+
 }  // namespace
 }  // namespace ampbench

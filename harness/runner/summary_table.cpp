@@ -10,7 +10,17 @@
 namespace ampbench {
 namespace {
 
-const std::vector<std::string> kPrecisions = {"fp32", "fp16", "bf16"};
+// The original three columns always (a run's table keeps its shape), tf32
+// only when some case ran it.
+std::vector<std::string> columns(const nlohmann::json& results) {
+  std::vector<std::string> out = {"fp32", "fp16", "bf16"};
+  for (const nlohmann::json& c : results["cases"])
+    if (c["precision"] == "tf32") {
+      out.push_back("tf32");
+      break;
+    }
+  return out;
+}
 
 // The case id without its precision segment: the row a case belongs to.
 std::string row_key(const nlohmann::json& c) {
@@ -47,6 +57,7 @@ std::string cell(const nlohmann::json& c) {
 }  // namespace
 
 void print_summary_table(std::ostream& out, const nlohmann::json& results) {
+  const std::vector<std::string> precisions = columns(results);
   std::vector<std::string> rows;
   std::map<std::string, std::map<std::string, std::string>> cells;
   for (const nlohmann::json& c : results["cases"]) {
@@ -58,16 +69,16 @@ void print_summary_table(std::ostream& out, const nlohmann::json& results) {
   size_t width = 4;
   for (const std::string& r : rows) width = std::max(width, r.size());
   std::map<std::string, size_t> col;
-  for (const std::string& p : kPrecisions) {
+  for (const std::string& p : precisions) {
     col[p] = p.size();
     for (const std::string& r : rows) col[p] = std::max(col[p], cells[r][p].size());
   }
   out << std::left << std::setw(static_cast<int>(width)) << "case";
-  for (const std::string& p : kPrecisions) out << "  " << std::setw(static_cast<int>(col[p])) << p;
+  for (const std::string& p : precisions) out << "  " << std::setw(static_cast<int>(col[p])) << p;
   out << "\n";
   for (const std::string& r : rows) {
     out << std::setw(static_cast<int>(width)) << r;
-    for (const std::string& p : kPrecisions) {
+    for (const std::string& p : precisions) {
       const std::string& text = cells[r][p];
       out << "  " << std::setw(static_cast<int>(col[p])) << (text.empty() ? "-" : text);
     }

@@ -52,6 +52,23 @@ def test_unknown_keys_are_allowed_for_forward_compatibility():
     assert V.violations(doc, SCHEMA) == []
 
 
+def test_a_skipped_tf32_case_and_a_not_ieee_warning_are_valid():
+    doc = valid_doc()
+    doc["cases"].append(dict(copy.deepcopy(doc["cases"][0]), id="plain/mlp/tf32/sgd", precision="tf32",
+                             scaler_enabled=False, status="skipped", conforms=None, check=None, throughput=None,
+                             trajectory={"loss": [], "scale": [], "skipped": []},
+                             reason="tf32 is CUDA tensor-core math; on cpu it would be IEEE fp32, "
+                                    "identical to the baseline"))
+    settings = {"precision": {"cuda.matmul": "ieee"}, "legacy": {}, "cublas_reduction": {},
+                "env_overrides": {"NVIDIA_TF32_OVERRIDE": "1"}}
+    doc["env"]["float32_math"] = {"process_default": settings, "in_cases": settings, "in_cases_ieee": True,
+                                  "fp32_is_ieee": False,
+                                  "fp32_not_ieee_reasons": ["NVIDIA_TF32_OVERRIDE=1 is set: ..."]}
+    assert V.violations(doc, SCHEMA) == []
+    doc["env"]["float32_math"]["fp32_is_ieee"] = "no"
+    assert V.violations(doc, SCHEMA)
+
+
 def breakages():
     def drop(path):
         def f(d):

@@ -251,8 +251,13 @@ ToleranceTable read_tolerances(Reader r) {
   const double noise_factor = r.get("noise_factor", 10.0);
   if (!(noise_factor >= 0 && noise_factor <= 1e6)) r.fail("noise_factor", "must be in [0, 1e6]");
   if (r.has("envelope")) table.envelope = read_envelope(r.child("envelope"));
-  for (const char* precision : {"fp32", "fp16", "bf16"}) {
-    if (!r.has(precision)) r.fail(precision, "missing required field (tolerances are declared per precision)");
+  for (const std::string& precision : PrecisionPolicy::names()) {
+    // tf32 came later: only a suite that runs it must declare its row
+    // (require_tolerance_row); the original three stay required everywhere.
+    if (!r.has(precision)) {
+      if (precision == "tf32") continue;
+      r.fail(precision, "missing required field (tolerances are declared per precision)");
+    }
     table.by_precision[precision] = read_rule(r.child(precision), ToleranceRule{}, noise_factor);
   }
   r.reject_unknown_keys();
@@ -314,6 +319,14 @@ struct SuiteContext {
   EngagementRule engagement;
 };
 
+// A case's precision must have a row in "tolerances" (tf32's is optional
+// until a suite runs tf32).
+void require_tolerance_row(Reader& r, const std::string& key, const SuiteContext& ctx, const std::string& precision) {
+  if (!ctx.tolerances.by_precision.count(precision))
+    r.fail(key, "precision '" + precision + "' has no row in \"tolerances\" (add \"tolerances\": {\"" + precision +
+                    "\": {...}} with its units, like fp16's)");
+}
+
 CaseSpec make_case(const SuiteContext& ctx, const std::string& workload, const std::string& model,
                    const std::string& precision, const std::string& optimizer, const TrainingSettings& s) {
   CaseSpec c;
@@ -354,6 +367,7 @@ CaseSpec read_explicit_case(const SuiteContext& ctx, Reader r) {
   } catch (const std::invalid_argument& e) {
     r.fail("precision", e.what());
   }
+  require_tolerance_row(r, "precision", ctx, precision);
   const auto optimizer = r.require<std::string>("optimizer");
   require_known(r, "optimizer", optimizer, known_optimizers(), "optimizer");
 
@@ -391,11 +405,7 @@ CaseSpec read_explicit_case(const SuiteContext& ctx, Reader r) {
 
   c.scaler_enabled = r.get("scaler_enabled", c.precision.needs_scaler());
   if (c.variant == "no_scaler") c.scaler_enabled = false;
-  if (c.scaler_enabled && !c.precision.allows_scaler()) {
-    r.fail("scaler_enabled",
-           "bf16 with a GradScaler is a configuration mistake: bfloat16 has float32's exponent range, "
-           "so loss scaling is unneeded; remove the scaler or use fp16");
-  }
+  if (c.scaler_enabled && !c.precision.allows_scaler()) r.fail("scaler_enabled", c.precision.scaler_refusal());
   const auto expect = r.get<std::string>("expect", "pass");
   if (expect != "pass" && expect != "fail") r.fail("expect", "expected \"pass\" or \"fail\", got \"" + expect + "\"");
   c.expect = expect == "fail" ? Expect::kFail : Expect::kPass;
@@ -536,7 +546,9 @@ Suite parse_suite_root(const json& root, const std::string& path, const std::str
     Reader m = top.child("matrix");
     const auto workloads = read_list(m, "workloads", known_workloads(), "workload");
     const auto model_names = read_list(m, "models", known_models(), "model");
-    const auto precisions = read_list(m, "precisions", {"fp32", "fp16", "bf16"}, "precision");
+    const auto precisions = read_list(m, "precisions", PrecisionPolicy::names(), "precision");
+    for (size_t i = 0; i < precisions.size(); ++i)
+      require_tolerance_row(m, "precisions[" + std::to_string(i) + "]", ctx, precisions[i]);
     const auto optimizers = read_list(m, "optimizers", known_optimizers(), "optimizer");
     m.reject_unknown_keys();
     for (const auto& model : model_names)

@@ -4,6 +4,10 @@
 #include <ATen/ops/cat.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdlib>
+
+#include "amp/float32_math.h"
 #include "runner/runner.h"
 
 namespace ampbench {
@@ -162,6 +166,55 @@ TEST(Runner, CudaCaseIsSkippedWithAReasonWithoutADevice) {
   const CaseRecord rec = Runner().run(spec);
   if (rec.status != RunStatus::kSkipped) GTEST_SKIP() << "a CUDA device is present";
   EXPECT_FALSE(rec.reason.empty());
+}
+
+TEST(Runner, Tf32CaseIsSkippedOnCpuWithTheReason) {
+  const CaseRecord rec = Runner().run(mlp_case("plain", Precision::kTf32));
+  EXPECT_EQ(rec.status, RunStatus::kSkipped);
+  EXPECT_EQ(rec.reason, "tf32 is CUDA tensor-core math; on cpu it would be IEEE fp32, identical to the baseline");
+  EXPECT_TRUE(rec.loss.empty());
+}
+
+TEST(Runner, Tf32CaseIsSkippedWhereNvidiaTf32OverrideTurnsTf32Off) {
+  CaseSpec spec = mlp_case("plain", Precision::kTf32);
+  spec.device = "cuda";
+  ::setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
+  const CaseRecord rec = Runner().run(spec);
+  ::unsetenv("NVIDIA_TF32_OVERRIDE");
+  EXPECT_EQ(rec.status, RunStatus::kSkipped);
+  EXPECT_NE(rec.reason.find("NVIDIA_TF32_OVERRIDE=0 turns TF32 off"), std::string::npos) << rec.reason;
+}
+
+TEST(Runner, ABaselineMeasuresNoEnvelopeForTf32WhereTf32IsSkipped) {
+  CaseSpec base = mlp_case("plain", Precision::kFp32);
+  base.envelope.replicas = 1;
+  base.envelope_precisions = {Precision::kFp16, Precision::kTf32};
+  const CaseRecord rec = Runner().run(base);
+  ASSERT_EQ(rec.status, RunStatus::kRan) << rec.reason;
+  ASSERT_EQ(rec.replica_sets.size(), 1u);  // no replicas for the cases a CPU skips
+  EXPECT_EQ(rec.replica_sets[0].precision, Precision::kFp16);
+}
+
+// Compute capability 8.0+ only (skipped elsewhere, and on every machine this
+// project has run it on so far): TF32 rounds the matmul inputs to 10 bits, so
+// the tf32 trajectory leaves the IEEE one, though not by much; afterwards
+// the process's float32 settings are as before.
+TEST(Runner, Tf32CaseOnCudaRunsUnderTf32Math) {
+  CaseSpec tf32 = mlp_case("plain", Precision::kTf32);
+  tf32.device = "cuda";
+  tf32.sizes.in_features = tf32.sizes.hidden = 256;
+  tf32.sizes.batch = 64;
+  const amp::Float32Settings before = amp::current_float32_settings();
+  const CaseRecord rec = Runner().run(tf32);
+  if (rec.status == RunStatus::kSkipped) GTEST_SKIP() << rec.reason;
+  ASSERT_EQ(rec.status, RunStatus::kRan) << rec.reason;
+  EXPECT_EQ(amp::current_float32_settings().precision, before.precision);
+  CaseSpec fp32 = tf32;
+  fp32.precision = PrecisionPolicy(Precision::kFp32);
+  const CaseRecord ieee = Runner().run(fp32);
+  ASSERT_EQ(ieee.status, RunStatus::kRan) << ieee.reason;
+  EXPECT_NE(rec.loss[0], ieee.loss[0]);
+  EXPECT_NEAR(rec.loss[0], ieee.loss[0], 1e-2 * std::abs(ieee.loss[0]));
 }
 
 }  // namespace

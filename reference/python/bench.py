@@ -38,7 +38,7 @@ import torch
 
 from . import models as M
 from .fp32_math import ieee_fp32
-from .spec import Spec
+from .spec import CUDA_ONLY_PRECISIONS, NOT_RUN_REASON, Spec
 from .suite import REPO_ROOT, SuiteError, load_suite
 from .workloads import STEPS, TrainingState, apply_lr_schedule
 
@@ -238,6 +238,15 @@ def environment() -> dict:
     return env
 
 
+def skip_reason(spec: Spec) -> str:
+    """Why a case is not run: the C++ runner's reason off CUDA (so the two
+    results files agree), else what the Python reference lacks."""
+    if spec.precision in CUDA_ONLY_PRECISIONS and spec.device != "cuda":
+        return (f"{spec.precision} is CUDA tensor-core math; on {spec.device} it would be IEEE fp32, "
+                "identical to the baseline")
+    return NOT_RUN_REASON[spec.precision]
+
+
 def utc_now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -249,7 +258,7 @@ def case_json(spec: Spec, trajectory: dict | None, throughput: dict | None, stat
         "precision": spec.precision, "optimizer": spec.optimizer, "tag": spec.tag,
         "scaler_enabled": spec.scaler_enabled, "device": spec.device, "world_size": spec.world_size,
         "batch_size": spec.effective_batch(), "steps": spec.steps, "seed": spec.seed, "expect": spec.expect,
-        "status": status, "conforms": status == "pass" if status != "error" else False, "reason": reason,
+        "status": status, "conforms": None if status == "skipped" else status == "pass", "reason": reason,
         "baseline_id": spec.baseline_id or None,
         "trajectory": trajectory or {"loss": [], "scale": [], "skipped": []},
         "fp32_noise": None, "check": None, "throughput": throughput, "ddp": None, "wall_seconds": wall,
@@ -318,6 +327,12 @@ def main(argv=None) -> int:
     medians = {}  # case id -> median samples/s, for speedup over the fp32 case
     for i, spec in enumerate(cases, 1):
         began = time.monotonic()
+        if spec.precision in NOT_RUN_REASON:
+            reason = skip_reason(spec)
+            doc["cases"].append(case_json(spec, None, None, status="skipped", reason=reason))
+            write_atomically(out, doc)
+            print(f"[{i:3}/{len(cases)}] {spec.id:<52} skipped  {reason}", flush=True)
+            continue
         try:
             with ieee_fp32():  # as the C++ runner's Float32MathGuard, for the whole case
                 traj = train_recorded(spec, dev)

@@ -24,6 +24,7 @@ from .compare import TOLERANCES, compare_runs
 from .fp32_math import ieee_fp32
 from .nograd import coupling, relaxations
 from .replay import DumpError, build_models, load_case, replay
+from .spec import NOT_RUN_REASON
 
 EXIT_OK, EXIT_MISMATCH, EXIT_UNUSABLE = 0, 1, 2
 
@@ -66,11 +67,15 @@ def check(root: Path, case_filter: str | None = None, device: str | None = None,
               + (f" matching '{case_filter}'" if case_filter else ""), file=err)
         return EXIT_UNUSABLE
 
-    mismatched, unusable, reports = [], [], []
+    mismatched, unusable, skipped, reports = [], [], [], []
     began = time.monotonic()
     for folder in folders:
         try:
             case = load_case(folder)
+            if case.spec.precision in NOT_RUN_REASON:
+                skipped.append(folder.name)
+                print(f"SKIPPED {folder.name}: {NOT_RUN_REASON[case.spec.precision]}", file=out)
+                continue
             with ieee_fp32():  # the float32 math the C++ case ran with
                 run = replay(case, device=_replay_device(case.spec.device, device))
             relaxed = nograd_relaxations(case)
@@ -93,7 +98,8 @@ def check(root: Path, case_filter: str | None = None, device: str | None = None,
         out.flush()
 
     print(f"\n{len(reports) - len(mismatched)} of {len(folders)} cases agree with the Python reference, "
-          f"{len(mismatched)} disagree, {len(unusable)} unusable ({time.monotonic() - began:.1f} s)", file=out)
+          f"{len(mismatched)} disagree, {len(unusable)} unusable, {len(skipped)} skipped "
+          f"({time.monotonic() - began:.1f} s)", file=out)
     if mismatched:
         first = mismatched[0].mismatches[0]
         print(f"check: first mismatch: case {first.case}, step {first.step}, tensor {first.tensor}: "

@@ -17,7 +17,12 @@ VARIANTS = {
     "multi": ("correct", "update_per_optimizer"),
 }
 MODELS = ("mlp", "cnn", "transformer")
-PRECISIONS = ("fp32", "fp16", "bf16")
+PRECISIONS = ("fp32", "fp16", "bf16", "tf32")
+# tf32 (harness/core/precision.h): float32 tensors, TF32 tensor-core math for
+# CUDA matmuls and convolutions; the suite expands it as the C++ loader does,
+# but the Python reference neither times nor replays it (NOT_RUN_REASON).
+CUDA_ONLY_PRECISIONS = ("tf32",)
+NOT_RUN_REASON = {"tf32": "the Python reference does not run tf32 (CUDA TF32 tensor-core math) yet"}
 OPTIMIZERS = ("sgd", "adamw")
 SIZE_KEYS = ("batch", "in_features", "hidden", "classes", "channels", "image", "seq", "d_model",
              "heads", "ffn")

@@ -259,3 +259,27 @@ def test_run_that_just_started_still_reports(tmp_path):
     report = build_report([write_results(tmp_path / "r.json", doc)], out, jobs=1)
     md = read(out, "report.md")
     assert report.figures == () and "is incomplete" in md and "0 cases" in md
+
+
+def test_fp32_that_is_not_ieee_is_flagged():
+    doc = make_results()
+    doc["env"]["float32_math"] = {"fp32_is_ieee": False,
+                                  "fp32_not_ieee_reasons": ["NVIDIA_TF32_OVERRIDE=1 is set"]}
+    (warning,) = run_warnings(Run(1, Path("r.json"), doc))
+    assert "fp32 is not IEEE float32" in warning and "NVIDIA_TF32_OVERRIDE=1 is set" in warning
+    doc["env"]["float32_math"] = {"fp32_is_ieee": True, "fp32_not_ieee_reasons": []}
+    assert run_warnings(Run(1, Path("r.json"), doc)) == []
+
+
+def test_a_skipped_tf32_case_is_reported(tmp_path):
+    doc = make_results()
+    base = next(c for c in doc["cases"] if c["id"] == "plain/mlp/fp32/sgd")
+    tf32 = dict(base, id="plain/mlp/tf32/sgd", precision="tf32", status="skipped", conforms=None,
+                reason="tf32 is CUDA tensor-core math; on cpu it would be IEEE fp32, identical to the baseline",
+                trajectory=None, throughput=None, baseline_id="plain/mlp/fp32/sgd")
+    doc["cases"].insert(doc["cases"].index(base) + 3, tf32)
+    out = tmp_path / "report"
+    build_report([write_results(tmp_path / "r.json", doc)], out, jobs=1)
+    md = read(out, "report.md")
+    assert "plain/mlp/tf32/sgd" in md and "tf32 is CUDA tensor-core math" in md
+    assert PRECISION_COLORS["tf32"] not in {PRECISION_COLORS[p] for p in ("fp32", "fp16", "bf16")}

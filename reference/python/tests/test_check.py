@@ -106,6 +106,20 @@ def test_truncated_batches_exit_2(py_copy):
     assert rc == 2 and "need 4" in text
 
 
+def test_a_tf32_dump_is_skipped_with_a_reason(py_copy):
+    # tf32 (CUDA TF32 tensor-core math) is not replayed; a dump of one is
+    # listed as skipped and fails nothing.
+    src = py_copy / "accumulation_mlp_fp32_adamw"
+    meta = json.loads((src / "case.json").read_text())
+    meta["spec"].update(id="accumulation/mlp/tf32/adamw", precision="tf32")
+    (src / "case.json").write_text(json.dumps(meta))
+    rc, text = run_check(py_copy)
+    assert rc == 0, text
+    assert ("SKIPPED accumulation_mlp_fp32_adamw: the Python reference does not run tf32 "
+            "(CUDA TF32 tensor-core math) yet") in text
+    assert "1 of 2 cases agree" in text and "1 skipped" in text
+
+
 # --- real C++ dumps (AMPBENCH_BINARY) ----------------------------------------
 
 BINARY = os.environ.get("AMPBENCH_BINARY", "")

@@ -55,8 +55,9 @@ def test_ids_match_the_cpp_loader(suite):
     proc = subprocess.run([BINARY, "list", "--suite", suite], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     cpp_ids = [line.split()[0] for line in proc.stdout.splitlines()[1:] if line.strip()]
-    # The Python oracle leaves the distributed workloads out.
-    cpp_ids = [i for i in cpp_ids if not i.startswith(("dataparallel/", "ddp/"))]
+    # The Python oracle leaves the distributed workloads out, their negative
+    # controls ("ddp+rank_disagreement/...") included.
+    cpp_ids = [i for i in cpp_ids if i.split("/")[0].split("+")[0] not in ("dataparallel", "ddp")]
     assert [c.id for c in load_suite(suite, "cpu").cases] == cpp_ids
 
 
@@ -89,3 +90,51 @@ def test_bench_writes_the_results_schema(tmp_path):
     # The report tooling reads it.
     from reports.schema import load_results
     load_results(out)
+
+
+def _tf32_suite(tf32_row: bool, cases=None, precisions=("fp32", "tf32")) -> str:
+    tolerances = {"fp32": {}, "fp16": {}, "bf16": {}}
+    if tf32_row:
+        tolerances["tf32"] = {}
+    doc = {"name": "x", "models": {"mlp": {"batch": 8}}, "tolerances": tolerances,
+           "matrix": {"workloads": ["plain"], "models": ["mlp"], "precisions": list(precisions),
+                      "optimizers": ["sgd"]}}
+    if cases:
+        doc["cases"] = cases
+    return json.dumps(doc)
+
+
+def test_tf32_expands_like_the_cpp_loader():
+    suite = parse_suite(_tf32_suite(True), "x.json", "cuda")
+    assert [c.id for c in suite.cases] == ["plain/mlp/fp32/sgd", "plain/mlp/tf32/sgd"]
+    tf32 = suite.cases[1]
+    assert tf32.baseline_id == "plain/mlp/fp32/sgd" and tf32.scaler_enabled is False
+    for name in ("conformance", "throughput"):
+        assert "plain/mlp/tf32/adamw" in {c.id for c in load_suite(name, "cuda").cases}
+    assert not any(c.precision == "tf32" for c in load_suite("smoke", "cpu").cases)
+
+
+def test_tf32_needs_its_tolerance_row_and_no_scaler():
+    with pytest.raises(SuiteError, match=r"matrix.precisions\[1\]: precision 'tf32' has no row"):
+        parse_suite(_tf32_suite(False), "x.json", "cpu")
+    explicit = [{"workload": "plain", "model": "mlp", "precision": "tf32", "optimizer": "sgd"}]
+    with pytest.raises(SuiteError, match=r"cases\[0\].precision: precision 'tf32' has no row"):
+        parse_suite(_tf32_suite(False, explicit, precisions=("fp32",)), "x.json", "cpu")
+    explicit[0]["scaler_enabled"] = True
+    with pytest.raises(SuiteError, match="tf32 with a GradScaler"):
+        parse_suite(_tf32_suite(True, explicit, precisions=("fp32",)), "x.json", "cpu")
+
+
+def test_bench_skips_tf32_with_the_cpp_reason(tmp_path):
+    suite = tmp_path / "tf32.json"
+    doc = json.loads(_tf32_suite(True))
+    doc["defaults"] = {"steps": 2}
+    doc["throughput"] = {"warmup_steps": 0, "measured_steps": 1, "repetitions": 1}
+    suite.write_text(json.dumps(doc))
+    out = tmp_path / "results.json"
+    assert bench_main(["--suite", str(suite), "--device", "cpu", "--out", str(out), "--threads", "1"]) == 0
+    cases = {c["id"]: c for c in json.loads(out.read_text())["cases"]}
+    tf32 = cases["plain/mlp/tf32/sgd"]
+    assert tf32["status"] == "skipped" and tf32["conforms"] is None
+    assert tf32["reason"] == "tf32 is CUDA tensor-core math; on cpu it would be IEEE fp32, identical to the baseline"
+    assert cases["plain/mlp/fp32/sgd"]["status"] == "pass"

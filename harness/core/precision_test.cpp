@@ -1,0 +1,67 @@
+// PrecisionPolicy: what each name means, tf32 included.
+#include "core/precision.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace ampbench {
+namespace {
+
+TEST(Precision, EveryNameParsesToItselfInTableOrder) {
+  EXPECT_EQ(PrecisionPolicy::names(), (std::vector<std::string>{"fp32", "fp16", "bf16", "tf32"}));
+  for (const std::string& name : PrecisionPolicy::names()) EXPECT_EQ(PrecisionPolicy::parse(name).name(), name);
+  EXPECT_EQ(PrecisionPolicy::parse("tf32").precision(), Precision::kTf32);
+}
+
+TEST(Precision, AnUnknownNameIsRefusedListingTheKnownOnes) {
+  try {
+    PrecisionPolicy::parse("fp8");
+    FAIL() << "fp8 was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "unsupported precision 'fp8' (expected fp32, fp16, bf16 or tf32)");
+  }
+  EXPECT_THROW(PrecisionPolicy::parse("TF32"), std::invalid_argument);
+}
+
+TEST(Precision, UnitRoundoffIsHalfAnUlpOfTheMantissa) {
+  EXPECT_EQ(PrecisionPolicy(Precision::kFp32).unit_roundoff(), std::ldexp(1.0, -24));
+  EXPECT_EQ(PrecisionPolicy(Precision::kFp16).unit_roundoff(), std::ldexp(1.0, -11));
+  EXPECT_EQ(PrecisionPolicy(Precision::kBf16).unit_roundoff(), std::ldexp(1.0, -8));
+  EXPECT_EQ(PrecisionPolicy(Precision::kTf32).unit_roundoff(), std::ldexp(1.0, -11));  // 10-bit mantissa
+}
+
+TEST(Precision, Tf32IsFloat32StorageUnderTf32MathWithoutAScaler) {
+  const PrecisionPolicy tf32(Precision::kTf32);
+  EXPECT_FALSE(tf32.autocast_dtype().has_value());
+  EXPECT_EQ(tf32.float32_math(), amp::Float32Math::kTf32);
+  EXPECT_TRUE(tf32.cuda_only());
+  EXPECT_FALSE(tf32.needs_scaler());
+  EXPECT_FALSE(tf32.allows_scaler());
+  EXPECT_NE(tf32.scaler_refusal().find("tf32 with a GradScaler is a configuration mistake"), std::string::npos)
+      << tf32.scaler_refusal();
+  EXPECT_FALSE(tf32.float16_range_matters());
+}
+
+TEST(Precision, OnlyTf32LeavesIeeeMath) {
+  for (Precision p : {Precision::kFp32, Precision::kFp16, Precision::kBf16}) {
+    const PrecisionPolicy policy(p);
+    EXPECT_EQ(policy.float32_math(), amp::Float32Math::kIeee) << policy.name();
+    EXPECT_FALSE(policy.cuda_only()) << policy.name();
+  }
+  EXPECT_TRUE(PrecisionPolicy(Precision::kFp16).autocast_dtype() == c10::ScalarType::Half);
+  EXPECT_TRUE(PrecisionPolicy(Precision::kBf16).autocast_dtype() == c10::ScalarType::BFloat16);
+  EXPECT_FALSE(PrecisionPolicy(Precision::kFp32).autocast_dtype().has_value());
+}
+
+TEST(Precision, ScalerRulesPerPolicy) {
+  EXPECT_TRUE(PrecisionPolicy(Precision::kFp16).needs_scaler());
+  EXPECT_TRUE(PrecisionPolicy(Precision::kFp32).allows_scaler());  // the exact check
+  EXPECT_TRUE(PrecisionPolicy(Precision::kFp32).scaler_refusal().empty());
+  EXPECT_FALSE(PrecisionPolicy(Precision::kBf16).allows_scaler());
+  EXPECT_NE(PrecisionPolicy(Precision::kBf16).scaler_refusal().find("bf16 with a GradScaler"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ampbench
