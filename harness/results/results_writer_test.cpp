@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -18,8 +21,12 @@ nlohmann::json read_json(const fs::path& path) {
 }
 
 TEST(ResultsWriter, EachCaseReplacesTheFileAHardLinkKeepsThePreviousOne) {
-  const fs::path dir = fs::temp_directory_path() / "ampbench-results-writer-test";
-  fs::remove_all(dir);
+  // A fresh folder from mkdtemp: not std::filesystem::remove_all, which in a
+  // binary linked with libtorch resolves to libtorch's own copy and crashes
+  // (io/output_path.cpp says more).
+  std::string tmpl = (fs::temp_directory_path() / "ampbench-results-writer-XXXXXX").string();
+  ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+  const fs::path dir(tmpl);
   const fs::path file = dir / "results.json";
   ResultsWriter writer(file.string(), "smoke", "suites/smoke.json", nlohmann::json::object());
   fs::create_hard_link(file, dir / "after-start.json");
@@ -31,6 +38,8 @@ TEST(ResultsWriter, EachCaseReplacesTheFileAHardLinkKeepsThePreviousOne) {
   EXPECT_FALSE(read_json(dir / "after-one-case.json")["complete"].get<bool>());
   EXPECT_TRUE(read_json(file)["complete"].get<bool>());
   EXPECT_EQ(fs::hard_link_count(file), 1u);
+  for (const char* name : {"results.json", "after-start.json", "after-one-case.json"}) ::unlink((dir / name).c_str());
+  ::rmdir(dir.c_str());
 }
 
 }  // namespace
