@@ -20,6 +20,17 @@ mkdir -p "$FUZZ_DIR/bin"
 FLAGS=(-std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
        -I "$ROOT/harness" -isystem "$TORCH/include"
        -DAMPBENCH_SOURCE_DIR="\"$ROOT\"" -DAMPBENCH_DEFAULT_PYTHON="\"$PY\"" -DAMPBENCH_COMPILER="\"clang\"")
+# core/json.h checks every translation unit against the nlohmann/json CMake
+# configured; here the one this compiler finds is the configured one.
+json_version() {
+  echo '#include <nlohmann/json.hpp>' | "$CXX" -std=c++17 -E -dM -x c++ - 2>/dev/null \
+    | awk -v k="NLOHMANN_JSON_VERSION_$1" '$2 == k {print $3}'
+}
+for part in MAJOR MINOR PATCH; do
+  v="$(json_version "$part")"
+  [[ -n "$v" ]] || { echo "fuzz: error: $CXX finds no nlohmann/json.hpp (Debian package nlohmann-json3-dev)" >&2; exit 2; }
+  FLAGS+=("-DAMPBENCH_NLOHMANN_JSON_$part=$v")
+done
 C10=(-L "$TORCH/lib" -lc10 -Wl,-rpath,"$TORCH/lib")
 H="$ROOT/harness"
 
