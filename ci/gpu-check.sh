@@ -34,9 +34,10 @@ BUDGET="${AMPBENCH_GPU_CHECK_BUDGET_S:-420}"
 STAGES="${AMPBENCH_GPU_CHECK_STAGES:-deps,configure,build,env,ctest,qualify,distributed,bench,archive}"
 DRY=0
 [[ "${1:-}" == "--dry-run" ]] && DRY=1
-# The CPU end-to-end runs (smoke suite, Python cross-check, A/B gate, killed
+# The CPU end-to-end runs (smoke and scaler-stress suites, Python cross-checks,
+# envelope configurations, A/B gate, killed
 # and failing ranks): CI runs them; here they would spend the budget on CPU.
-CTEST_EXCLUDE="${AMPBENCH_GPU_CHECK_CTEST_EXCLUDE:-^(cli\.smoke_suite_conforms|results\.smoke_output_matches_schema|reference\.crosscheck_smoke_mlp|ci\.gate_ab_flags_slowdown|results\.killed_run_keeps_finished_cases|cli\.distributed_rank_failure_fails_fast|cli\.distributed_suite_conforms)$}"
+CTEST_EXCLUDE="${AMPBENCH_GPU_CHECK_CTEST_EXCLUDE:-^(cli\.smoke_suite_conforms|results\.smoke_output_matches_schema|reference\.crosscheck_smoke_mlp|ci\.gate_ab_flags_slowdown|results\.killed_run_keeps_finished_cases|cli\.distributed_rank_failure_fails_fast|cli\.distributed_suite_conforms|cli\.scaler_stress_suite_conforms|reference\.crosscheck_scaler_stress|reference\.crosscheck_conformance_transformer_adamw|check\.envelope_holds_across_configurations)$}"
 
 deps="$ROOT/.deps/root/usr"
 start=$(date +%s)
