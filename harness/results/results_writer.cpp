@@ -10,7 +10,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "core/median.h"
+#include "core/sample_stats.h"
 #include "io/atomic_file.h"
 
 namespace ampbench {
@@ -19,35 +19,12 @@ using nlohmann::json;
 
 namespace {
 
-// Interquartile range with linear interpolation (numpy's default).
-double iqr_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  auto q = [&](double p) {
-    const double pos = p * (v.size() - 1);
-    const size_t lo = static_cast<size_t>(pos);
-    const size_t hi = std::min(lo + 1, v.size() - 1);
-    return v[lo] + (pos - lo) * (v[hi] - v[lo]);
-  };
-  return q(0.75) - q(0.25);
-}
-
 json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
-
-// Sample standard deviation (n - 1).
-double stddev_of(const std::vector<double>& v) {
-  if (v.size() < 2) return 0;
-  double mean = 0;
-  for (double x : v) mean += x / v.size();
-  double ss = 0;
-  for (double x : v) ss += (x - mean) * (x - mean);
-  return std::sqrt(ss / (v.size() - 1));
-}
 
 json throughput_to_json(const ThroughputRecord& t) {
   const auto& s = t.samples_per_s;
   const double med = median(s);
-  double mean = 0;
-  for (double x : s) mean += x / s.size();
+  const double mean = mean_of(s);
   const double stddev = stddev_of(s);
   return {
       {"unit", "samples/s"},
