@@ -1,0 +1,220 @@
+#include "suite/suite_sections.h"
+
+#include <algorithm>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+namespace ampbench::suite_detail {
+
+using nlohmann::json;
+
+bool contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+bool is_plain_name(const std::string& name) {
+  if (name.empty() || name.size() > 128 || name.front() == '.') return false;
+  return std::all_of(name.begin(), name.end(), [](char ch) {
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '.' ||
+           ch == '_' || ch == '-';
+  });
+}
+
+void require_known(Reader& r, const std::string& key, const std::string& value,
+                   const std::vector<std::string>& known, const std::string& what) {
+  if (!contains(known, value)) r.fail(key, "unknown " + what + " '" + value + "' (known: " + join(known) + ")");
+}
+
+ScalerSettings read_scaler(Reader r, ScalerSettings s) {
+  s.init_scale = r.get("init_scale", s.init_scale);
+  s.growth_factor = r.get("growth_factor", s.growth_factor);
+  s.backoff_factor = r.get("backoff_factor", s.backoff_factor);
+  s.growth_interval = r.get("growth_interval", s.growth_interval);
+  require_positive(r, "init_scale", s.init_scale);
+  // The scale is a float32 tensor: any finite float32 is a legal start (2^100
+  // is a real test of the growth guard; float32 overflows past 3.4e38).
+  if (!(s.init_scale <= std::numeric_limits<float>::max()))
+    r.fail("init_scale", "must be finite in float32 (at most 3.4e38), got " + number(s.init_scale));
+  if (!(s.growth_factor > 1 && s.growth_factor <= 1e3)) r.fail("growth_factor", "must be in (1, 1000]");
+  if (!(s.backoff_factor > 0 && s.backoff_factor < 1)) r.fail("backoff_factor", "must be in (0, 1)");
+  require_in(r, "growth_interval", s.growth_interval, 1, 1e9);
+  r.reject_unknown_keys();
+  return s;
+}
+
+const std::vector<std::string> kSettingKeys = {"steps", "seed", "lr", "cosine_schedule", "iters_to_accumulate",
+                                               "max_norm", "clip_value", "loss_multiplier", "inject_inf_step",
+                                               "world_size", "scaler"};
+
+TrainingSettings read_settings(Reader& r, TrainingSettings s) {
+  s.steps = r.get("steps", s.steps);
+  require_in(r, "steps", s.steps, 1, kMaxSteps);
+  s.seed = r.get<std::uint64_t>("seed", s.seed);
+  if (r.has("lr")) {
+    const json& lr = r.raw("lr");
+    if (lr.is_number()) {
+      for (auto& [opt, value] : s.lr) value = lr.get<double>();
+    } else {
+      Reader lr_reader = r.child("lr");
+      for (const auto& opt : known_optimizers()) s.lr[opt] = lr_reader.get(opt, s.lr[opt]);
+      lr_reader.reject_unknown_keys();
+    }
+    for (const auto& [opt, value] : s.lr) {
+      require_positive(r, "lr", value);
+      require_in(r, "lr", value, 0, kMaxFactor);
+    }
+  }
+  s.cosine_schedule = r.get("cosine_schedule", s.cosine_schedule);
+  s.iters_to_accumulate = r.get("iters_to_accumulate", s.iters_to_accumulate);
+  require_in(r, "iters_to_accumulate", s.iters_to_accumulate, 1, kMaxAccumulation);
+  s.max_norm = r.get("max_norm", s.max_norm);
+  require_positive(r, "max_norm", s.max_norm);
+  require_in(r, "max_norm", s.max_norm, 0, kMaxFactor);
+  s.clip_value = r.get("clip_value", s.clip_value);
+  require_positive(r, "clip_value", s.clip_value);
+  require_in(r, "clip_value", s.clip_value, 0, kMaxFactor);
+  s.loss_multiplier = r.get("loss_multiplier", s.loss_multiplier);
+  require_positive(r, "loss_multiplier", s.loss_multiplier);
+  require_in(r, "loss_multiplier", s.loss_multiplier, 0, kMaxFactor);
+  s.inject_inf_step = r.get("inject_inf_step", s.inject_inf_step);
+  if (s.inject_inf_step < -1) r.fail("inject_inf_step", "must be -1 (none) or a step index, got " + std::to_string(s.inject_inf_step));
+  if (s.inject_inf_step >= s.steps) r.fail("inject_inf_step", "must be below steps (" + std::to_string(s.steps) + ")");
+  s.world_size = r.get("world_size", s.world_size);
+  require_in(r, "world_size", s.world_size, 1, kMaxWorldSize);
+  if (r.has("scaler")) s.scaler = read_scaler(r.child("scaler"), s.scaler);
+  return s;
+}
+
+ModelSizes read_sizes(Reader r, const std::string& model) {
+  ModelSizes s;
+  s.batch = r.require<int>("batch");
+  s.classes = r.require<int>("classes");
+  if (model == "mlp") {
+    s.in_features = r.require<int>("in_features");
+    s.hidden = r.require<int>("hidden");
+  } else if (model == "cnn") {
+    s.channels = r.require<int>("channels");
+    s.image = r.require<int>("image");
+  } else {
+    s.seq = r.require<int>("seq");
+    s.d_model = r.require<int>("d_model");
+    s.heads = r.require<int>("heads");
+    s.ffn = r.require<int>("ffn");
+    if (s.heads <= 0 || s.d_model % s.heads != 0) r.fail("heads", "must divide d_model");
+  }
+  r.reject_unknown_keys();
+  const std::pair<const char*, int> dims[] = {{"batch", s.batch},   {"classes", s.classes}, {"in_features", s.in_features},
+                                              {"hidden", s.hidden}, {"channels", s.channels}, {"image", s.image},
+                                              {"seq", s.seq},       {"d_model", s.d_model}, {"heads", s.heads},
+                                              {"ffn", s.ffn}};
+  for (const auto& [key, v] : dims) require_in(r, key, v, 1, kMaxDimension);
+  return s;
+}
+
+ToleranceRule read_rule(Reader r, ToleranceRule rule, double noise_factor) {
+  rule.loss_rel_units = r.get("loss_rel_units", rule.loss_rel_units);
+  rule.param_rel_units = r.get("param_rel_units", rule.param_rel_units);
+  rule.optimizer_state_rel_units = r.get("optimizer_state_rel_units", rule.optimizer_state_rel_units);
+  rule.final_loss_ratio_units = r.get("final_loss_ratio_units", rule.final_loss_ratio_units);
+  rule.max_extra_skipped_steps = r.get("max_extra_skipped_steps", rule.max_extra_skipped_steps);
+  rule.max_calibration_skips = r.get("max_calibration_skips", rule.max_calibration_skips);
+  const std::pair<const char*, double> units[] = {{"loss_rel_units", rule.loss_rel_units},
+                                                  {"param_rel_units", rule.param_rel_units},
+                                                  {"optimizer_state_rel_units", rule.optimizer_state_rel_units},
+                                                  {"final_loss_ratio_units", rule.final_loss_ratio_units}};
+  for (const auto& [key, v] : units)
+    if (!(v > 0 && v <= 1e6)) r.fail(key, "must be in (0, 1e6] units of the precision's unit roundoff");
+  if (rule.max_extra_skipped_steps < 0) r.fail("max_extra_skipped_steps", "must be >= 0");
+  if (rule.max_calibration_skips < 0) r.fail("max_calibration_skips", "must be >= 0");
+  require_in(r, "max_extra_skipped_steps", rule.max_extra_skipped_steps, 0, kMaxSteps);
+  require_in(r, "max_calibration_skips", rule.max_calibration_skips, 0, kMaxSteps);
+  rule.noise_factor = noise_factor;
+  r.reject_unknown_keys();
+  return rule;
+}
+
+EnvelopeSettings read_envelope(Reader r) {
+  EnvelopeSettings e;
+  e.replicas = r.get("replicas", e.replicas);
+  if (e.replicas < 0 || e.replicas > 16) r.fail("replicas", "must be in [0, 16] (0: floors only)");
+  e.c = r.get("c", e.c);
+  if (!(e.c >= 1 && e.c <= 1000)) r.fail("c", "must be in [1, 1000]");
+  const std::string noise = r.get<std::string>("noise", to_string(e.noise));
+  const auto model = parse_noise_model(noise);
+  if (!model) r.fail("noise", "expected \"grad\", \"init\" or \"grad+init\", got \"" + noise + "\"");
+  e.noise = *model;
+  r.reject_unknown_keys();
+  return e;
+}
+
+ToleranceTable read_tolerances(Reader r) {
+  ToleranceTable table;
+  const double noise_factor = r.get("noise_factor", 10.0);
+  if (!(noise_factor >= 0 && noise_factor <= 1e6)) r.fail("noise_factor", "must be in [0, 1e6]");
+  if (r.has("envelope")) table.envelope = read_envelope(r.child("envelope"));
+  for (const std::string& precision : PrecisionPolicy::names()) {
+    // tf32 came later: only a suite that runs it must declare its row
+    // (require_tolerance_row); the original three stay required everywhere.
+    if (!r.has(precision)) {
+      if (precision == "tf32") continue;
+      r.fail(precision, "missing required field (tolerances are declared per precision)");
+    }
+    table.by_precision[precision] = read_rule(r.child(precision), ToleranceRule{}, noise_factor);
+  }
+  r.reject_unknown_keys();
+  return table;
+}
+
+InputMode read_input_mode(Reader& r, InputMode fallback) {
+  if (!r.has("input")) return fallback;
+  const std::string input = r.get<std::string>("input", "cached");
+  if (input == "cached") return InputMode::kCached;
+  if (input == "host") return InputMode::kHost;
+  r.fail("input", "expected \"cached\" or \"host\", got \"" + input + "\"");
+}
+
+EngagementRule read_engagement(Reader r) {
+  EngagementRule e;
+  e.clip_norm_min_steps = r.get("clip_norm_min_steps", e.clip_norm_min_steps);
+  if (!(e.clip_norm_min_steps > 0 && e.clip_norm_min_steps <= 1)) r.fail("clip_norm_min_steps", "must be in (0, 1]");
+  e.clip_value_min_fraction = r.get("clip_value_min_fraction", e.clip_value_min_fraction);
+  if (!(e.clip_value_min_fraction > 0 && e.clip_value_min_fraction <= 1))
+    r.fail("clip_value_min_fraction", "must be in (0, 1]");
+  e.penalty_min_ratio = r.get("penalty_min_ratio", e.penalty_min_ratio);
+  if (!(e.penalty_min_ratio > 0 && e.penalty_min_ratio <= 1e6)) r.fail("penalty_min_ratio", "must be in (0, 1e6]");
+  r.reject_unknown_keys();
+  return e;
+}
+
+GateSettings read_gate(Reader r) {
+  GateSettings g;
+  if (r.has("min_effect")) {
+    g.min_effect = r.get<double>("min_effect", 0);
+    if (!(*g.min_effect > 0 && *g.min_effect < 1)) r.fail("min_effect", "must be in (0, 1), e.g. 0.05 for 5%");
+  }
+  r.reject_unknown_keys();
+  return g;
+}
+
+ThroughputSettings read_throughput(Reader r) {
+  ThroughputSettings t;
+  t.enabled = r.get("enabled", t.enabled);
+  t.warmup_steps = r.get("warmup_steps", t.warmup_steps);
+  t.measured_steps = r.get("measured_steps", t.measured_steps);
+  t.repetitions = r.get("repetitions", t.repetitions);
+  require_in(r, "warmup_steps", t.warmup_steps, 0, kMaxSteps);
+  require_in(r, "measured_steps", t.measured_steps, 1, kMaxSteps);
+  require_in(r, "repetitions", t.repetitions, 1, kMaxRepetitions);
+  t.input = read_input_mode(r, t.input);
+  r.reject_unknown_keys();
+  return t;
+}
+
+}  // namespace ampbench::suite_detail

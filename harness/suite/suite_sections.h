@@ -1,0 +1,72 @@
+// The blocks of a suite file, each read and range-checked on its own:
+// training settings (defaults and per case), scaler, model sizes,
+// tolerances and envelope, throughput, engagement, gate. suite.cpp puts them
+// together into cases.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "suite/suite.h"
+#include "suite/suite_reader.h"
+
+namespace ampbench::suite_detail {
+
+// Upper bounds far beyond every suite in suites/ (at most 30 steps, batch
+// 512, hidden 4096) and low enough that a typo cannot start a run of days or
+// an allocation of terabytes (the memory estimate catches products).
+inline constexpr int kMaxSteps = 100000;
+inline constexpr int kMaxDimension = 1 << 20;  // any one model size, batch included
+inline constexpr int kMaxWorldSize = 1024;     // the machine's own cap is checked at run time
+inline constexpr int kMaxAccumulation = 1024;
+inline constexpr int kMaxRepetitions = 1000;
+inline constexpr double kMaxFactor = 1e6;      // lr, clipping thresholds, loss multiplier
+
+bool contains(const std::vector<std::string>& names, const std::string& name);
+std::string join(const std::vector<std::string>& names);
+// A name that cannot steer a path: letters, digits, '.', '_', '-', not
+// starting with '.', at most 128 characters.
+bool is_plain_name(const std::string& name);
+void require_known(Reader& r, const std::string& key, const std::string& value,
+                   const std::vector<std::string>& known, const std::string& what);
+
+ScalerSettings read_scaler(Reader r, ScalerSettings s);
+
+// Per-case training settings that a suite's "defaults" sets and a case may
+// override.
+struct TrainingSettings {
+  int steps = 10;
+  std::uint64_t seed = 1;
+  std::map<std::string, double> lr = {{"sgd", 0.05}, {"adamw", 0.003}};
+  bool cosine_schedule = false;
+  int iters_to_accumulate = 2;
+  double max_norm = 1.0;
+  double clip_value = 0.05;
+  double loss_multiplier = 1.0;
+  int inject_inf_step = -1;
+  int world_size = 1;  // dataparallel replicas; ddp ranks (a launch's own world size wins)
+  ScalerSettings scaler;
+};
+
+// The keys of TrainingSettings (a case overriding one needs a tag).
+extern const std::vector<std::string> kSettingKeys;
+
+TrainingSettings read_settings(Reader& r, TrainingSettings s);
+ModelSizes read_sizes(Reader r, const std::string& model);
+
+struct ToleranceTable {
+  std::map<std::string, ToleranceRule> by_precision;
+  EnvelopeSettings envelope;
+};
+
+ToleranceRule read_rule(Reader r, ToleranceRule rule, double noise_factor);
+EnvelopeSettings read_envelope(Reader r);
+ToleranceTable read_tolerances(Reader r);
+InputMode read_input_mode(Reader& r, InputMode fallback);
+EngagementRule read_engagement(Reader r);
+GateSettings read_gate(Reader r);
+ThroughputSettings read_throughput(Reader r);
+
+}  // namespace ampbench::suite_detail
