@@ -1,13 +1,8 @@
 #include "results/results_writer.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
 #include <ctime>
-#include <filesystem>
-#include <fstream>
 #include <stdexcept>
 
 #include "core/sample_stats.h"
