@@ -4,7 +4,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "check/distance.h"
+#include "core/distance.h"
 
 namespace ampbench {
 namespace {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "workloads/workload.h"
+
 namespace ampbench {
 namespace {
 
@@ -39,11 +41,12 @@ EngagementSummary summarize_engagement(const CaseRecord& r) {
     s.min_grad_norm = *std::min_element(norms.begin(), norms.end());
     s.max_grad_norm = *std::max_element(norms.begin(), norms.end());
   }
-  const double limit = r.spec.workload == "clip_norm" ? r.spec.max_norm : r.spec.clip_value;
   for (size_t t = 0; t < r.engagement.size(); ++t) {
-    const auto& after = r.engagement[t].clipped_norm ? r.engagement[t].clipped_norm : r.engagement[t].clipped_max_abs;
+    // A norm clip reports the norm after clipping, a value clip the largest |gradient|.
+    const bool by_norm = r.engagement[t].clipped_norm.has_value();
+    const auto& after = by_norm ? r.engagement[t].clipped_norm : r.engagement[t].clipped_max_abs;
     if (!after || !std::isfinite(*after)) continue;  // an inf/NaN step: the scaler skips it
-    const double ratio = *after / limit;
+    const double ratio = *after / (by_norm ? r.spec.max_norm : r.spec.clip_value);
     if (!s.worst_clipped_ratio || ratio > *s.worst_clipped_ratio) {
       s.worst_clipped_ratio = ratio;
       s.worst_clipped_step = static_cast<int>(t);
@@ -73,27 +76,28 @@ std::optional<std::string> engagement_failure(const CaseRecord& r, const Engagem
   const CaseSpec& spec = r.spec;
   const EngagementRule& rule = spec.engagement;
   if (spec.variant != "correct" || r.loss.empty()) return std::nullopt;  // controls are wrong on purpose
-  if (spec.workload == "clip_norm" && !(s.clipped_steps.value_or(0) >= rule.clip_norm_min_steps))
-    return "clip_norm did not engage: clipped on " + fmt(100 * s.clipped_steps.value_or(0)) + "% of steps (rule: " +
+  const Engages engages = find_workload(spec.workload).engages();
+  if (engages == Engages::kClipNorm && !(s.clipped_steps.value_or(0) >= rule.clip_norm_min_steps))
+    return spec.workload + " did not engage: clipped on " + fmt(100 * s.clipped_steps.value_or(0)) + "% of steps (rule: " +
            fmt(100 * rule.clip_norm_min_steps) + "%); max_norm " + fmt(spec.max_norm) + ", gradient norms " +
            fmt(s.min_grad_norm.value_or(0)) + "-" + fmt(s.max_grad_norm.value_or(0));
   // float32 rounding of the rescaled gradients: far below any wrong clip.
   constexpr double kClipSlack = 1 + 1e-4;
-  if ((spec.workload == "clip_norm" || spec.workload == "clip_value") && s.worst_clipped_ratio &&
-      *s.worst_clipped_ratio > kClipSlack)
+  const bool clips = engages == Engages::kClipNorm || engages == Engages::kClipValue;
+  if (clips && s.worst_clipped_ratio && *s.worst_clipped_ratio > kClipSlack)
     return spec.workload + " did not bound the gradients: after clipping, step " +
            std::to_string(s.worst_clipped_step.value_or(-1)) + " has " +
-           (spec.workload == "clip_norm" ? "a total 2-norm " : "a largest |gradient| ") +
+           (engages == Engages::kClipNorm ? "a total 2-norm " : "a largest |gradient| ") +
            fmt(*s.worst_clipped_ratio) + "x the limit";
-  if (spec.workload == "clip_value" && !(s.mean_clipped_fraction.value_or(0) >= rule.clip_value_min_fraction))
-    return "clip_value did not engage: " + fmt(s.mean_clipped_fraction.value_or(0)) +
+  if (engages == Engages::kClipValue && !(s.mean_clipped_fraction.value_or(0) >= rule.clip_value_min_fraction))
+    return spec.workload + " did not engage: " + fmt(s.mean_clipped_fraction.value_or(0)) +
            " of gradient elements clipped on average (rule: " + fmt(rule.clip_value_min_fraction) + "); clip_value " +
            fmt(spec.clip_value);
-  if (spec.workload == "penalty" && !(s.mean_penalty_ratio.value_or(0) >= rule.penalty_min_ratio))
-    return "penalty did not engage: penalty term " + fmt(s.mean_penalty_ratio.value_or(0)) +
+  if (engages == Engages::kPenalty && !(s.mean_penalty_ratio.value_or(0) >= rule.penalty_min_ratio))
+    return spec.workload + " did not engage: penalty term " + fmt(s.mean_penalty_ratio.value_or(0)) +
            " of the task loss on average (rule: " + fmt(rule.penalty_min_ratio) + ")";
-  if (spec.workload == "accumulation" && s.min_micro_batches.value_or(0) != spec.iters_to_accumulate)
-    return "accumulation did not engage: " + std::to_string(s.min_micro_batches.value_or(0)) +
+  if (engages == Engages::kAccumulation && s.min_micro_batches.value_or(0) != spec.iters_to_accumulate)
+    return spec.workload + " did not engage: " + std::to_string(s.min_micro_batches.value_or(0)) +
            " micro-batches in some optimizer step, iters_to_accumulate is " + std::to_string(spec.iters_to_accumulate);
   return std::nullopt;
 }

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "check/distance.h"
+#include "core/distance.h"
 
 namespace ampbench {
 

@@ -29,8 +29,9 @@
 #include "io/json_file.h"
 #include "io/output_path.h"
 #include "runner/case_filter.h"
-#include "runner/suite_run.h"
-#include "runner/summary_table.h"
+#include "session/suite_run.h"
+#include "session/summary_table.h"
+#include "workloads/workload.h"
 
 namespace ampbench::cli {
 
@@ -235,7 +236,7 @@ int run_suite(const RunArgs& args) {
     }
     for (CaseSpec& c : cases) {
       c.device_index = device == "cuda" ? rank_env->local_rank : 0;
-      if (c.workload != "ddp") continue;
+      if (!find_workload(c.workload).collective()) continue;
       c.world_size = rank_env->world_size;
       c.rank = rank_env->rank;
     }
@@ -243,7 +244,9 @@ int run_suite(const RunArgs& args) {
     // Only ddp cases need every rank; the others run on rank 0 alone while
     // the rest wait at the per-case barrier (so they are timed undisturbed).
     if (rank != 0)
-      options.skip_here = [](const CaseSpec& c) { return c.workload == "ddp" ? "" : "runs on rank 0 only"; };
+      options.skip_here = [](const CaseSpec& c) {
+        return find_workload(c.workload).collective() ? "" : "runs on rank 0 only";
+      };
     options.after_case = [rank](const CaseSpec& c) {
       // Suite cases only: the checker's aligned fp32 re-runs of rank-0-only
       // cases happen on rank 0 alone.

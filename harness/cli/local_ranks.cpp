@@ -10,6 +10,7 @@
 #include "distributed/launcher.h"
 #include "io/json_file.h"
 #include "runner/case_filter.h"
+#include "workloads/workload.h"
 
 namespace ampbench::cli {
 namespace {
@@ -34,7 +35,7 @@ std::vector<nlohmann::json> read_rank0_cases(const std::string& path) {
 
 }  // namespace
 
-bool needs_local_ranks(const CaseSpec& c) { return c.workload == "ddp" && c.world_size > 1; }
+bool needs_local_ranks(const CaseSpec& c) { return find_workload(c.workload).collective() && c.world_size > 1; }
 
 RankRunResult run_in_local_ranks(const std::vector<CaseSpec>& cases, const RankRunSettings& settings) {
   int nproc = 1;

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "suite/case_spec.h"
+#include "spec/case_spec.h"
 
 namespace ampbench::cli {
 

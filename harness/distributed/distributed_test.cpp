@@ -18,7 +18,7 @@
 #include "distributed/context.h"
 #include "distributed/data_parallel.h"
 #include "distributed/ddp_reducer.h"
-#include "distributed/ddp_registry.h"
+#include "workloads/ddp_replica.h"
 #include "models/mlp.h"
 #include "runner/runner.h"
 #include "workloads/workload.h"
@@ -237,8 +237,8 @@ TEST(DdpTeardown, TheReplicaBelongsToItsTrainingStateAndDiesWithIt) {
   const auto group_refs = ctx->group.use_count();
   const CaseSpec spec = mlp_case("ddp", Precision::kFp32, 8);
   auto state = make_training_state(spec, c10::Device(c10::kCPU));
-  distributed::DdpReplica& replica = distributed::ddp_replica_for(*state);
-  EXPECT_EQ(&distributed::ddp_replica_for(*state), &replica) << "a later step must reuse the replica";
+  distributed::DdpReplica& replica = ddp_replica_for(*state);
+  EXPECT_EQ(&ddp_replica_for(*state), &replica) << "a later step must reuse the replica";
   EXPECT_GT(ctx->group.use_count(), group_refs) << "the Reducer holds the process group";
   const std::weak_ptr<void> owned = state->workload_extension;
   ASSERT_FALSE(owned.expired());

@@ -22,7 +22,7 @@ bool same(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)
 
 }  // namespace
 
-std::vector<double> rank_fingerprint(const CaseRecord& r) {
+std::vector<double> rank_fingerprint(const RankTrajectory& r) {
   std::vector<double> v(r.scale.begin(), r.scale.end());
   for (bool s : r.skipped) v.push_back(s ? 1.0 : 0.0);
   double sum = 0, abs_sum = 0;
@@ -55,10 +55,9 @@ std::optional<std::string> first_rank_disagreement(const std::vector<std::vector
   return std::nullopt;
 }
 
-std::optional<std::string> find_rank_disagreement(const CaseRecord& record) {
-  Context& ctx = current();
+std::optional<std::string> find_rank_disagreement(const RankTrajectory& trajectory, Context& ctx) {
   if (ctx.world_size <= 1) return std::nullopt;
-  std::vector<double> mine = rank_fingerprint(record);
+  std::vector<double> mine = rank_fingerprint(trajectory);
   at::Tensor local = at::from_blob(mine.data(), {static_cast<int64_t>(mine.size())}, at::kDouble).clone();
   std::vector<at::Tensor> in = {local};
   std::vector<std::vector<at::Tensor>> out(1);
@@ -69,7 +68,7 @@ std::optional<std::string> find_rank_disagreement(const CaseRecord& record) {
     const at::Tensor c = t.contiguous();
     fingerprints.emplace_back(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
   }
-  return first_rank_disagreement(fingerprints, record.scale.size());
+  return first_rank_disagreement(fingerprints, trajectory.scale.size());
 }
 
 }  // namespace ampbench::distributed

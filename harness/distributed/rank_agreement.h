@@ -11,13 +11,21 @@
 #include <string>
 #include <vector>
 
-#include "runner/case_record.h"
 
 namespace ampbench::distributed {
 
+struct Context;
+
+// What every rank must agree on after a case.
+struct RankTrajectory {
+  std::vector<double> scale;  // loss scale after each step
+  std::vector<bool> skipped;  // whether any optimizer skipped each step
+  std::vector<float> final_params;
+};
+
 // [scale per step..., skipped per step (0/1)..., sum of final params,
 //  sum of |final params|]: enough to tell any disagreement apart.
-std::vector<double> rank_fingerprint(const CaseRecord& record);
+std::vector<double> rank_fingerprint(const RankTrajectory& trajectory);
 
 // fingerprints[r] is rank r's. The first rank, in rank order, whose
 // fingerprint differs from rank 0's, with the quantity and step, e.g.
@@ -26,8 +34,8 @@ std::vector<double> rank_fingerprint(const CaseRecord& record);
 std::optional<std::string> first_rank_disagreement(const std::vector<std::vector<double>>& fingerprints,
                                                    size_t steps);
 
-// The collective check over the current process group (every rank calls it);
+// The collective check over `context`'s process group (every rank calls it);
 // nullopt at once in a world of one.
-std::optional<std::string> find_rank_disagreement(const CaseRecord& record);
+std::optional<std::string> find_rank_disagreement(const RankTrajectory& trajectory, Context& context);
 
 }  // namespace ampbench::distributed

@@ -9,8 +9,8 @@
 namespace ampbench::distributed {
 namespace {
 
-CaseRecord two_steps(double scale1, bool skipped1, float param) {
-  CaseRecord r;
+RankTrajectory two_steps(double scale1, bool skipped1, float param) {
+  RankTrajectory r;
   r.scale = {65536, scale1};
   r.skipped = {false, skipped1};
   r.final_params = {1.0f, -2.0f, param};
@@ -40,7 +40,7 @@ TEST(RankAgreement, TheLastOfThreeRanksIsCompared) {
 }
 
 TEST(RankAgreement, NamesTheSkippedFlagWhenOnlyItDiffers) {
-  CaseRecord a = two_steps(65536, false, 3), b = a;
+  RankTrajectory a = two_steps(65536, false, 3), b = a;
   b.skipped[1] = true;
   const auto why = first_rank_disagreement({rank_fingerprint(a), rank_fingerprint(b)}, 2);
   ASSERT_TRUE(why);
@@ -54,7 +54,7 @@ TEST(RankAgreement, NanParametersOnEveryRankAgreeButNotWithAFiniteRank) {
 }
 
 TEST(RankAgreement, DifferentTrajectoryLengthsDisagree) {
-  CaseRecord longer = two_steps(65536, false, 3);
+  RankTrajectory longer = two_steps(65536, false, 3);
   longer.scale.push_back(65536);
   longer.skipped.push_back(false);
   EXPECT_TRUE(first_rank_disagreement({rank_fingerprint(two_steps(65536, false, 3)), rank_fingerprint(longer)}, 2));

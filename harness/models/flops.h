@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "suite/case_spec.h"
+#include "spec/case_spec.h"
 
 namespace ampbench {
 

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "suite/case_spec.h"
+#include "spec/case_spec.h"
 
 namespace ampbench {
 

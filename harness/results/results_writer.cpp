@@ -7,6 +7,7 @@
 
 #include "core/sample_stats.h"
 #include "io/atomic_file.h"
+#include "workloads/workload.h"
 
 namespace ampbench {
 
@@ -192,7 +193,7 @@ json case_to_json(const CaseRecord& r, const std::optional<Verdict>& verdict,
       {"scaler_enabled", s.scaler_enabled},
       {"device", s.device},
       {"world_size", s.world_size},
-      {"batch_size", s.effective_batch()},
+      {"batch_size", find_workload(s.workload).effective_batch(s)},
       {"steps", s.steps},
       {"seed", s.seed},
       {"expect", to_string(s.expect)},

@@ -12,7 +12,7 @@
 #include <functional>
 #include <string>
 
-#include "suite/case_spec.h"
+#include "spec/case_spec.h"
 
 namespace ampbench {
 

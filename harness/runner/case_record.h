@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "suite/case_spec.h"
+#include "spec/case_spec.h"
 #include "workloads/engagement.h"
 
 namespace ampbench {

@@ -13,11 +13,12 @@
 #include <optional>
 
 #include "amp/float32_math.h"
-#include "check/distance.h"
+#include "distributed/context.h"
+#include "core/distance.h"
 #include "data/synthetic_data.h"
 #include "distributed/rank_agreement.h"
-#include "distributed/scaling.h"
-#include "dump/case_dump.h"
+#include "runner/scaling.h"
+#include "runner/case_dump.h"
 #include "kernels/grad_health.h"
 #include "models/flops.h"
 #include "runner/timer.h"
@@ -72,8 +73,9 @@ DataOptions data_options(const CaseSpec& spec) {
   d.seed = spec.seed + 1000;  // independent of the weight seed
   // DataParallel: one process scatters the whole batch; DDP: each rank reads
   // its own shard of it.
-  if (spec.workload == "dataparallel") d.sizes.batch *= spec.world_size;
-  if (spec.workload == "ddp") {
+  const Replication replication = find_workload(spec.workload).replication();
+  if (replication == Replication::kThreads) d.sizes.batch *= spec.world_size;
+  if (replication == Replication::kRanks) {
     d.rank = spec.rank;
     d.world_size = spec.world_size;
   }
@@ -215,7 +217,7 @@ ThroughputRecord measure_throughput(const CaseSpec& spec, const c10::Device& dev
   rec.input = t.input;
   rec.warmup_steps = t.warmup_steps;
   rec.measured_steps = t.measured_steps;
-  rec.samples_per_step = spec.effective_batch();
+  rec.samples_per_step = workload.effective_batch(spec);
   rec.training_flops_per_sample = training_flops_per_sample(spec.model, spec.sizes);
   DeviceTimer timer(device), step_timer(device);
   rec.timing_method = timer.method();
@@ -227,7 +229,7 @@ ThroughputRecord measure_throughput(const CaseSpec& spec, const c10::Device& dev
       if (slowdown > 0) spin_for(slowdown * step_timer.stop());
     }
     const double seconds = timer.stop();
-    rec.samples_per_s.push_back(static_cast<double>(t.measured_steps) * spec.effective_batch() / seconds);
+    rec.samples_per_s.push_back(static_cast<double>(t.measured_steps) * rec.samples_per_step / seconds);
   }
   rec.peak_memory_bytes = peak_memory_bytes(device);
   rec.peak_memory_kind = device.is_cuda() ? "cuda_allocator_peak" : "process_max_rss";
@@ -281,8 +283,9 @@ CaseRecord Runner::run(const CaseSpec& spec) const {
     const c10::Device device(spec.device == "cuda" ? c10::kCUDA : c10::kCPU,
                              spec.device == "cuda" ? static_cast<c10::DeviceIndex>(spec.device_index) : -1);
     train_recorded(spec, device, rec, options_.dump_dir);
-    if (spec.workload == "ddp") {
-      rec.rank_disagreement = distributed::find_rank_disagreement(rec);  // the checker fails the case with it
+    if (find_workload(spec.workload).collective()) {
+      rec.rank_disagreement = distributed::find_rank_disagreement({rec.scale, rec.skipped, rec.final_params},
+                                                                   distributed::current());  // the checker fails the case with it
       if (!rec.rank_disagreement) rec.ranks_agreed = spec.world_size;
     }
     if (spec.is_baseline() && spec.skip_steps.empty()) {
@@ -291,8 +294,8 @@ CaseRecord Runner::run(const CaseSpec& spec) const {
     }
     if (options_.measure_throughput && spec.throughput.enabled) {
       rec.throughput = measure_throughput(spec, device, options_.inject_slowdown);
-      if (distributed::is_distributed_workload(spec.workload))
-        rec.ddp = distributed::measure_scaling(spec, device, *rec.throughput);
+      if (find_workload(spec.workload).replicated())
+        rec.ddp = measure_scaling(spec, device, *rec.throughput);
     }
   } catch (const std::exception& e) {
     rec.status = RunStatus::kError;

@@ -9,7 +9,7 @@
 #include <c10/core/Device.h>
 
 #include "runner/case_record.h"
-#include "suite/case_spec.h"
+#include "spec/case_spec.h"
 
 namespace ampbench {
 

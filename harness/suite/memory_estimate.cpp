@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <unistd.h>
 
+#include "workloads/workload.h"
+
 namespace ampbench {
 
 namespace {
@@ -54,8 +56,9 @@ std::string gib(double bytes) {
 }  // namespace
 
 MemoryEstimate estimate_case_memory(const CaseSpec& c) {
-  // DataParallel keeps its replicas in one process.
-  const double replicas = c.workload == "dataparallel" ? c.world_size : 1;
+  // DataParallel keeps its replicas in one process; multi trains two models.
+  const Workload& workload = find_workload(c.workload);
+  const double replicas = (workload.replication() == Replication::kThreads ? c.world_size : 1) * workload.models();
   const double batches = static_cast<double>(c.steps) * c.iters_to_accumulate;
   MemoryEstimate e;
   e.parameter_bytes = kFloatBytes * kParameterCopies * replicas * parameters(c.model, c.sizes);

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "suite/case_spec.h"
+#include "spec/case_spec.h"
 
 namespace ampbench {
 

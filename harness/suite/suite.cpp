@@ -4,6 +4,7 @@
 #include "suite/memory_estimate.h"
 #include "suite/suite_reader.h"
 #include "suite/suite_sections.h"
+#include "workloads/workload.h"
 
 #include <nlohmann/json.hpp>
 
@@ -19,29 +20,6 @@
 namespace ampbench {
 
 using nlohmann::json;
-
-const std::vector<std::string>& known_workloads() {
-  static const std::vector<std::string> names = {"plain", "clip_norm", "clip_value", "accumulation",
-                                                 "penalty", "multi", "dataparallel", "ddp"};
-  return names;
-}
-
-// Negative controls: each is one known AMP mistake (README "Negative controls"), written next to the
-// correct workload it breaks.
-const std::vector<std::string>& known_variants(const std::string& workload) {
-  static const std::map<std::string, std::vector<std::string>> variants = {
-      {"plain", {"correct", "no_scaler", "fresh_scaler_each_step"}},
-      {"clip_norm", {"correct", "clip_before_unscale"}},
-      {"clip_value", {"correct", "clip_before_unscale"}},
-      {"accumulation", {"correct", "step_every_microbatch"}},
-      {"penalty", {"correct", "penalty_from_scaled_grads"}},
-      {"multi", {"correct", "update_per_optimizer"}},
-      {"ddp", {"correct", "rank_disagreement"}},
-  };
-  static const std::vector<std::string> none = {"correct"};
-  const auto it = variants.find(workload);
-  return it == variants.end() ? none : it->second;
-}
 
 const std::vector<std::string>& known_models() {
   static const std::vector<std::string> names = {"mlp", "cnn", "transformer"};
@@ -105,7 +83,7 @@ CaseSpec make_case(const SuiteContext& ctx, const std::string& workload, const s
   c.clip_value = s.clip_value;
   c.loss_multiplier = s.loss_multiplier;
   c.inject_inf_step = s.inject_inf_step;
-  c.world_size = workload == "dataparallel" || workload == "ddp" ? s.world_size : 1;
+  c.world_size = find_workload(workload).replicated() ? s.world_size : 1;
   c.scaler = s.scaler;
   c.tolerance = ctx.tolerances.by_precision.at(precision);
   c.envelope = ctx.tolerances.envelope;
@@ -116,7 +94,7 @@ CaseSpec make_case(const SuiteContext& ctx, const std::string& workload, const s
 
 CaseSpec read_explicit_case(const SuiteContext& ctx, Reader r) {
   const auto workload = r.require<std::string>("workload");
-  require_known(r, "workload", workload, known_workloads(), "workload");
+  require_known(r, "workload", workload, workload_names(), "workload");
   const auto model = r.require<std::string>("model");
   require_known(r, "model", model, known_models(), "model");
   if (!ctx.models.count(model)) r.fail("model", "model '" + model + "' has no sizes in \"models\"");
@@ -133,12 +111,12 @@ CaseSpec read_explicit_case(const SuiteContext& ctx, Reader r) {
   TrainingSettings settings = read_settings(r, ctx.defaults);
   CaseSpec c = make_case(ctx, workload, model, precision, optimizer, settings);
   c.variant = r.get<std::string>("variant", "correct");
-  require_known(r, "variant", c.variant, known_variants(workload), "variant of " + workload);
+  require_known(r, "variant", c.variant, find_workload(workload).variants(), "variant of " + workload);
   c.tag = r.get<std::string>("tag", "");
   // Which optimizer's gradients get the injected inf: per case only (the
   // matrix mixes workloads with one optimizer and multi's two).
   c.inject_inf_optimizer = r.get("inject_inf_optimizer", 0);
-  const int optimizers = workload == "multi" ? 2 : 1;
+  const int optimizers = find_workload(workload).models();
   if (c.inject_inf_optimizer < 0 || c.inject_inf_optimizer >= optimizers)
     r.fail("inject_inf_optimizer", "must be an optimizer index below " + std::to_string(optimizers) + " (the " +
                                        workload + " workload has " + std::to_string(optimizers) + "), got " +
@@ -303,7 +281,7 @@ Suite parse_suite_root(const json& root, const std::string& path, const std::str
   std::set<std::string> ids;
   if (top.has("matrix")) {
     Reader m = top.child("matrix");
-    const auto workloads = read_list(m, "workloads", known_workloads(), "workload");
+    const auto workloads = read_list(m, "workloads", workload_names(), "workload");
     const auto model_names = read_list(m, "models", known_models(), "model");
     const auto precisions = read_list(m, "precisions", PrecisionPolicy::names(), "precision");
     for (size_t i = 0; i < precisions.size(); ++i)

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "suite/case_spec.h"
+#include "spec/case_spec.h"
 
 namespace ampbench {
 
@@ -32,9 +32,8 @@ struct Suite {
   std::vector<CaseSpec> cases;  // baselines come before the cases that use them
 };
 
-// Workloads and variants the harness implements; the loader rejects others.
-const std::vector<std::string>& known_workloads();
-const std::vector<std::string>& known_variants(const std::string& workload);
+// Models and optimizers the harness implements; the loader rejects others
+// (workloads and their variants: workloads/workload.h).
 const std::vector<std::string>& known_models();
 const std::vector<std::string>& known_optimizers();
 

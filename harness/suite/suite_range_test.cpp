@@ -62,6 +62,7 @@ TEST(SuiteRange, ModelThatCannotFitIsRefusedBeforeAllocating) {
 
 TEST(MemoryEstimate, GrowsWithTheSquareOfTheHiddenWidth) {
   CaseSpec c;
+  c.workload = "plain";
   c.model = "mlp";
   c.sizes.in_features = 1;
   c.sizes.classes = 1;
@@ -73,6 +74,7 @@ TEST(MemoryEstimate, GrowsWithTheSquareOfTheHiddenWidth) {
 
 TEST(MemoryEstimate, RefusalNamesTheBudget) {
   CaseSpec c;
+  c.workload = "plain";
   c.model = "mlp";
   c.sizes.hidden = 65536;  // 4.3e9 parameters
   EXPECT_EQ(memory_refusal(c, 1e15), "");

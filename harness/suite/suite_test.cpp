@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "workloads/workload.h"
+
 namespace ampbench {
 namespace {
 
@@ -185,7 +187,8 @@ TEST(Suite, DdpRanksComeFromTheSuite) {
       "t.json", "cpu");
   EXPECT_EQ(find_case(s, "ddp/mlp/fp16/sgd@2ranks").world_size, 2);
   EXPECT_EQ(find_case(s, "ddp/mlp/fp32/sgd@2ranks").world_size, 2);
-  EXPECT_EQ(find_case(s, "ddp/mlp/fp16/sgd@2ranks").effective_batch(), 16);
+  const CaseSpec& ddp = find_case(s, "ddp/mlp/fp16/sgd@2ranks");
+  EXPECT_EQ(find_workload(ddp.workload).effective_batch(ddp), 16);
 }
 
 TEST(Suite, ShippedSuitesLoad) {

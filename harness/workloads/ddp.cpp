@@ -14,14 +14,15 @@
 #include <limits>
 
 #include "distributed/context.h"
-#include "distributed/ddp_registry.h"
+#include "workloads/ddp_replica.h"
 #include "workloads/workload.h"
 
 namespace ampbench {
+namespace {
 
 StepOutcome ddp_step(TrainingState& s, const std::vector<Batch>& batches) {
   const Batch& batch = batches.front();
-  distributed::DdpReplica& ddp = distributed::ddp_replica_for(s);
+  distributed::DdpReplica& ddp = ddp_replica_for(s);
 
   s.optimizer().zero_grad();
   ddp.prepare_for_forward();
@@ -41,6 +42,12 @@ StepOutcome ddp_step(TrainingState& s, const std::vector<Batch>& batches) {
   const bool stepped = step_optimizer(s, s.optimizer(), injected || alone);
   s.scaler.update();
   return {loss.detach(), !stepped};
+}
+
+}  // namespace
+
+Workload ddp_workload() {
+  return Workload("ddp", ddp_step).controls({"rank_disagreement"}).replication(Replication::kRanks);
 }
 
 }  // namespace ampbench

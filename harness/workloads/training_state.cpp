@@ -1,4 +1,5 @@
 #include "workloads/training_state.h"
+#include "workloads/workload.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/ops/cross_entropy_loss.h>
@@ -48,7 +49,7 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const CaseSpec& spec, co
 std::unique_ptr<TrainingState> make_training_state(const CaseSpec& spec, const c10::Device& device) {
   auto s = std::unique_ptr<TrainingState>(
       new TrainingState{spec, device, {}, {}, amp::GradScaler(scaler_options(spec)), 0});
-  const int model_count = spec.workload == "multi" ? 2 : 1;
+  const int model_count = find_workload(spec.workload).models();
   for (int i = 0; i < model_count; ++i) {
     s->models.push_back(make_model(spec.model, spec.sizes, spec.seed + static_cast<std::uint64_t>(i), device));
     s->optimizers.push_back(make_optimizer(spec, s->models.back()));

@@ -12,7 +12,7 @@
 #include "amp/grad_scaler.h"
 #include "data/synthetic_data.h"
 #include "models/model.h"
-#include "suite/case_spec.h"
+#include "spec/case_spec.h"
 
 namespace ampbench {
 

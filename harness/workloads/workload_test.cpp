@@ -58,8 +58,8 @@ TEST(Workload, AccumulatingTwoMicroBatchesEqualsOneBatchOfTwiceTheSize) {
 
   auto s_acc = make_training_state(acc, c10::Device(c10::kCPU));
   auto s_plain = make_training_state(plain, c10::Device(c10::kCPU));
-  const StepOutcome o_acc = accumulation_step(*s_acc, {a, b});
-  const StepOutcome o_plain = plain_step(*s_plain, {both});
+  const StepOutcome o_acc = find_workload("accumulation").step(*s_acc, {a, b});
+  const StepOutcome o_plain = find_workload("plain").step(*s_plain, {both});
   EXPECT_NEAR(o_acc.loss.item<double>(), o_plain.loss.item<double>(), 1e-6);
   const auto p_acc = s_acc->parameters(), p_plain = s_plain->parameters();
   for (size_t i = 0; i < p_acc.size(); ++i) EXPECT_TRUE(at::allclose(p_acc[i], p_plain[i], 1e-5, 1e-7)) << i;
@@ -72,8 +72,8 @@ TEST(Workload, StepEveryMicroBatchTakesMoreOptimizerSteps) {
   const SyntheticData data = data_for(good);
   auto s_good = make_training_state(good, c10::Device(c10::kCPU));
   auto s_bad = make_training_state(bad, c10::Device(c10::kCPU));
-  accumulation_step(*s_good, {data.host(0), data.host(1)});
-  accumulation_step(*s_bad, {data.host(0), data.host(1)});
+  find_workload("accumulation").step(*s_good, {data.host(0), data.host(1)});
+  find_workload("accumulation").step(*s_bad, {data.host(0), data.host(1)});
   EXPECT_FALSE(at::allclose(s_good->parameters()[0], s_bad->parameters()[0], 1e-5, 1e-7));
 }
 

@@ -302,7 +302,7 @@ def main(argv=None) -> int:
     # Timed cases only: negative controls and disabled throughput are not
     # measured by the C++ harness either.
     # --filter keeps the matching cases and their fp32 baselines, as
-    # select_cases in harness/runner/suite_run.cpp.
+    # select_cases in harness/session/suite_run.cpp.
     keep = {c.id for c in suite.cases if rx is None or rx.search(c.id)}
     keep |= {c.baseline_id for c in suite.cases if c.id in keep and c.baseline_id}
     cases = [c for c in suite.cases if c.id in keep and c.throughput.enabled and c.expect == "pass"]

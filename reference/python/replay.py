@@ -1,7 +1,7 @@
 """Read one case of `ampbench run --dump DIR` and replay it with the Python
 workloads.
 
-Dump layout (harness/dump/case_dump.cpp), one folder per case:
+Dump layout (harness/runner/case_dump.cpp), one folder per case:
   case.json              {"spec": {...}, "models": n, "micro_batches": m,
                           "trajectory": {"loss": [...], "scale": [...], "skipped": [...]}}
                          (a non-finite loss or scale as "inf", "-inf" or "nan";

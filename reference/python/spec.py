@@ -1,4 +1,4 @@
-"""CaseSpec in Python: the fields of harness/suite/case_spec.h the workloads
+"""CaseSpec in Python: the fields of harness/spec/case_spec.h the workloads
 read, from a dump's case.json ("spec") or from a suite file (suite.py).
 """
 
@@ -116,7 +116,7 @@ def _integer(v, key: str) -> int:
 
 
 def spec_from_dump(obj: dict) -> Spec:
-    """The "spec" object of a dump's case.json (harness/dump/case_dump.cpp)."""
+    """The "spec" object of a dump's case.json (harness/runner/case_dump.cpp)."""
     if not isinstance(obj, dict):
         raise SpecError("\"spec\" is not an object")
     missing = [k for k in _DUMP_REQUIRED if k not in obj]

@@ -1,4 +1,4 @@
-"""Writes a case dump in the layout of harness/dump/case_dump.cpp, produced by
+"""Writes a case dump in the layout of harness/runner/case_dump.cpp, produced by
 the Python workloads themselves: a stand-in for `ampbench run --dump` so the
 checker's plumbing and exit codes are tested without the C++ binary."""
 

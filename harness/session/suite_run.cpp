@@ -1,4 +1,4 @@
-#include "runner/suite_run.h"
+#include "session/suite_run.h"
 #include "runner/case_filter.h"
 
 #include <algorithm>

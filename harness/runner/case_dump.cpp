@@ -1,4 +1,4 @@
-#include "dump/case_dump.h"
+#include "runner/case_dump.h"
 
 #include <ATen/core/Dict.h>
 #include <ATen/core/ivalue.h>

@@ -140,10 +140,6 @@ struct CaseSpec {
   std::string baseline_id;  // "" for fp32 baselines
 
   bool is_baseline() const { return baseline_id.empty(); }
-  // Samples per optimizer step.
-  int effective_batch() const {
-    return sizes.batch * (workload == "accumulation" ? iters_to_accumulate : 1) * world_size;
-  }
 };
 
 std::string to_string(Expect expect);

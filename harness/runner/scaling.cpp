@@ -1,4 +1,4 @@
-#include "distributed/scaling.h"
+#include "runner/scaling.h"
 
 #include <ATen/ops/empty.h>
 #include <ATen/ops/full.h>
@@ -10,14 +10,15 @@
 #include "core/median.h"
 #include "distributed/context.h"
 #include "runner/runner.h"
+#include "workloads/workload.h"
 
-namespace ampbench::distributed {
+namespace ampbench {
 namespace {
 
 // The plain workload on one replica's share of the batch, alone.
 double one_replica_samples_per_s(const CaseSpec& spec, const c10::Device& device) {
   CaseSpec ref = spec;
-  ref.workload = "plain";
+  ref.workload = single_replica_workload().name();
   ref.variant = "correct";
   ref.world_size = 1;
   ref.rank = 0;
@@ -28,14 +29,12 @@ double one_replica_samples_per_s(const CaseSpec& spec, const c10::Device& device
 
 }  // namespace
 
-bool is_distributed_workload(const std::string& workload) { return workload == "ddp" || workload == "dataparallel"; }
-
 ScalingRecord measure_scaling(const CaseSpec& spec, const c10::Device& device, const ThroughputRecord& own) {
   ScalingRecord r;
   const double whole = median(own.samples_per_s);
   r.replicas = spec.world_size;
-  if (spec.workload == "ddp") {
-    Context& ctx = current();
+  if (find_workload(spec.workload).collective()) {
+    distributed::Context& ctx = distributed::current();
     r.backend = ctx.backend;
     // This rank's own samples/s: its shard of each step.
     std::vector<at::Tensor> mine = {at::full({1}, whole / spec.world_size, at::kDouble)};
@@ -60,4 +59,4 @@ ScalingRecord measure_scaling(const CaseSpec& spec, const c10::Device& device, c
   return r;
 }
 
-}  // namespace ampbench::distributed
+}  // namespace ampbench

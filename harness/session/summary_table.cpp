@@ -1,4 +1,4 @@
-#include "runner/summary_table.h"
+#include "session/summary_table.h"
 
 #include <algorithm>
 #include <iomanip>

@@ -1,11 +1,11 @@
-#include "runner/suite_run.h"
+#include "session/suite_run.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <sstream>
 
-#include "runner/summary_table.h"
+#include "session/summary_table.h"
 
 namespace ampbench {
 namespace {

@@ -1,30 +1,30 @@
-#include "distributed/ddp_registry.h"
+#include "workloads/ddp_replica.h"
 
 #include <stdexcept>
 
-namespace ampbench::distributed {
+namespace ampbench {
 namespace {
 
 // What the ddp workload keeps in TrainingState::workload_extension.
 struct DdpExtension {
   std::weak_ptr<torch::nn::Module> module;  // the model the Reducer hooks
-  std::unique_ptr<DdpReplica> replica;
+  std::unique_ptr<distributed::DdpReplica> replica;
 };
 
 }  // namespace
 
-DdpReplica& ddp_replica_for(TrainingState& state) {
+distributed::DdpReplica& ddp_replica_for(TrainingState& state) {
   if (state.models.size() != 1) throw std::invalid_argument("ddp: expects exactly one model");
   const std::shared_ptr<torch::nn::Module>& module = state.model().module;
   auto* current_extension = static_cast<DdpExtension*>(state.workload_extension.get());
   if (current_extension != nullptr && current_extension->module.lock() == module) return *current_extension->replica;
-  Context& context = current();
+  distributed::Context& context = distributed::current();
   maybe_debug_fail(context);
   auto extension = std::make_shared<DdpExtension>();
   extension->module = module;
-  extension->replica = std::make_unique<DdpReplica>(module, context);
+  extension->replica = std::make_unique<distributed::DdpReplica>(module, context);
   state.workload_extension = extension;  // a stale replica (other model) dies here
   return *extension->replica;
 }
 
-}  // namespace ampbench::distributed
+}  // namespace ampbench

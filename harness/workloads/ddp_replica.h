@@ -9,10 +9,10 @@
 #include "distributed/ddp_reducer.h"
 #include "workloads/training_state.h"
 
-namespace ampbench::distributed {
+namespace ampbench {
 
 // The state's replica; a new one when the state has none or its model was
 // replaced. Only the ddp workload may use state.workload_extension.
-DdpReplica& ddp_replica_for(TrainingState& state);
+distributed::DdpReplica& ddp_replica_for(TrainingState& state);
 
-}  // namespace ampbench::distributed
+}  // namespace ampbench

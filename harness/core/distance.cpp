@@ -1,4 +1,4 @@
-#include "check/distance.h"
+#include "core/distance.h"
 
 #include <algorithm>
 #include <cmath>
