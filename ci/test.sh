@@ -14,7 +14,7 @@ ctest --test-dir "$ROOT/build" --output-on-failure -j 2 --timeout 600
 
 echo "== pytest" >&2
 py_tests=()
-for dir in reports reference harness/schema; do
+for dir in reports reference harness/schema ci; do
   [[ -d "$ROOT/$dir" ]] && find "$ROOT/$dir" -name 'test_*.py' -print -quit | grep -q . && py_tests+=("$dir")
 done
 if ((${#py_tests[@]})); then
