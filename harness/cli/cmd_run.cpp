@@ -166,9 +166,6 @@ bool make_report(const std::vector<std::string>& results_paths, const std::strin
 }
 
 int run_suite(const RunArgs& args) {
-  // Declared first, so destroyed last: the process group (NCCL) is shut down
-  // inside main(), after every case's Reducer, not at static destruction.
-  const distributed::ProcessContextScope process_group;
   std::string device;
   Suite suite;
   try {
@@ -225,10 +222,14 @@ int run_suite(const RunArgs& args) {
     return staged ? finish_staged_run(final_out, code) : code;
   }
   RunOptions options;
+  // Destroyed after the Runner (and so every case's Reducer): the process
+  // group (NCCL) is shut down inside main(), not at static destruction.
+  std::unique_ptr<distributed::ContextScope> process_group;
   if (rank_env) {
     try {
-      distributed::set_process_context(
+      process_group = std::make_unique<distributed::ContextScope>(
           distributed::join(*rank_env, device == "cuda", std::chrono::seconds(args.rank_timeout)));
+      options.context = process_group->get();
     } catch (const std::exception& e) {
       std::cerr << "ampbench run: error: rank " << rank_env->rank << " could not join the process group at "
                 << rank_env->master_addr << ":" << rank_env->master_port << ": " << first_line(e.what()) << "\n";
@@ -247,12 +248,12 @@ int run_suite(const RunArgs& args) {
       options.skip_here = [](const CaseSpec& c) {
         return find_workload(c.workload).collective() ? "" : "runs on rank 0 only";
       };
-    options.after_case = [rank](const CaseSpec& c) {
+    options.after_case = [rank, context = options.context](const CaseSpec& c) {
       // Suite cases only: the checker's aligned fp32 re-runs of rank-0-only
       // cases happen on rank 0 alone.
       if (c.id.find("#aligned-to:") != std::string::npos) return;
       try {
-        distributed::current().group->barrier()->wait();
+        context->group->barrier()->wait();
       } catch (const std::exception& e) {
         std::cerr << "ampbench run: error: rank " << rank << " lost the other ranks: " << e.what() << std::endl;
         std::cout.flush();
@@ -260,7 +261,7 @@ int run_suite(const RunArgs& args) {
       }
     };
     std::cout << "rank " << rank << " of " << rank_env->world_size << " (local rank " << rank_env->local_rank
-              << ", backend " << distributed::current().backend << ")\n";
+              << ", backend " << options.context->backend << ")\n";
   }
   const bool rank0 = !rank_env || rank_env->rank == 0;
   const std::string results_path =
@@ -289,7 +290,7 @@ int run_suite(const RunArgs& args) {
     here.clear();
     for (const CaseSpec& c : cases) (needs_local_ranks(c) ? in_ranks : here).push_back(c);
   }
-  SuiteRunSummary summary = run_cases(here, Runner(options), *writer, std::cout);
+  SuiteRunSummary summary = run_cases(here, Runner(std::move(options)), *writer, std::cout, ceilings_from_env(env));
   int launch_exit = 0;
   if (!in_ranks.empty()) {
     const RankRunResult ranked = run_in_local_ranks(
@@ -297,7 +298,7 @@ int run_suite(const RunArgs& args) {
                    args.inject_slowdown, args.dump_dir, args.seed, args.no_mkldnn});
     for (const nlohmann::json& c : ranked.cases) {
       writer->add(c);
-      summary.add(c);
+      summary.add(tally_of(c));
     }
     if (ranked.cases.size() < in_ranks.size()) {
       std::cerr << "ampbench run: error: " << in_ranks.size() - ranked.cases.size() << " of " << in_ranks.size()

@@ -56,10 +56,6 @@ std::shared_ptr<::gloo::transport::Device> gloo_device(const std::string& master
   return c10d::ProcessGroupGloo::createDefaultDevice();
 }
 
-std::mutex process_mutex;
-std::shared_ptr<Context> process_context;  // guarded by process_mutex
-thread_local std::shared_ptr<Context> thread_context;
-
 }  // namespace
 
 std::optional<RankEnv> rank_env_from_environment() {
@@ -147,61 +143,29 @@ std::shared_ptr<Context> join(const RankEnv& e, bool cuda, std::chrono::millisec
   return make_context(store, e.rank, e.world_size, e.local_rank, cuda, timeout);
 }
 
-Context& current() {
-  if (thread_context) return *thread_context;
-  std::lock_guard<std::mutex> lock(process_mutex);
-  if (!process_context) {
-    // A single process: a world of one, through the same Gloo + Reducer path.
-    process_context = make_context(c10::make_intrusive<c10d::HashStore>(), 0, 1, 0, false, std::chrono::seconds(300));
-  }
-  return *process_context;
+std::shared_ptr<Context> make_world_of_one() {
+  return make_context(c10::make_intrusive<c10d::HashStore>(), 0, 1, 0, false, std::chrono::seconds(300));
 }
 
-void set_process_context(std::shared_ptr<Context> context) {
-  std::lock_guard<std::mutex> lock(process_mutex);
-  process_context = std::move(context);
-}
-
-bool is_multi_rank() {
-  std::lock_guard<std::mutex> lock(process_mutex);
-  return process_context && process_context->world_size > 1;
-}
-
-bool has_process_context() {
-  std::lock_guard<std::mutex> lock(process_mutex);
-  return process_context != nullptr;
-}
-
-std::string shutdown_process_context() {
-  std::shared_ptr<Context> context;
-  {
-    std::lock_guard<std::mutex> lock(process_mutex);
-    context = std::move(process_context);
-    process_context.reset();
-  }
-  if (!context) return "";
-  const std::string what = "rank " + std::to_string(context->rank) + " of " + std::to_string(context->world_size) +
-                           ": process group (" + context->backend + ") shut down";
-  if (context->group) context->group->shutdown();
-  context->group.reset();
-  context->store.reset();
+std::string shutdown(Context& context) {
+  if (!context.group && !context.store) return "";
+  const std::string what = "rank " + std::to_string(context.rank) + " of " + std::to_string(context.world_size) +
+                           ": process group (" + context.backend + ") shut down";
+  if (context.group) context.group->shutdown();
+  context.group.reset();
+  context.store.reset();
   return what;
 }
 
-ProcessContextScope::~ProcessContextScope() {
+ContextScope::~ContextScope() {
+  if (!context_) return;
   try {
-    const std::string what = shutdown_process_context();
+    const std::string what = shutdown(*context_);
     if (!what.empty()) std::cout << "ampbench: " << what << std::endl;
   } catch (const std::exception& e) {
     std::cerr << "ampbench: warning: shutting the process group down failed: " << e.what() << std::endl;
   }
 }
-
-ScopedContext::ScopedContext(std::shared_ptr<Context> context) : previous_(std::move(thread_context)) {
-  thread_context = std::move(context);
-}
-
-ScopedContext::~ScopedContext() { thread_context = std::move(previous_); }
 
 void maybe_debug_fail(const Context& context) {
   // Once per process; atomic because tests run ranks as threads.

@@ -9,7 +9,10 @@
 //    rendezvous through a c10d::TCPStore;
 //  - single process (no such environment): a world of one, still a real
 //    ProcessGroupGloo (over a HashStore) and a real Reducer;
-//  - tests: several contexts in one process, one per thread (ScopedContext).
+//  - tests: several contexts in one process, one per thread.
+//
+// Whoever makes a context passes it on (RunOptions::context, then
+// TrainingState::context): there is no process-wide or per-thread one.
 #pragma once
 
 #include <chrono>
@@ -63,50 +66,31 @@ std::shared_ptr<Context> make_context(const c10::intrusive_ptr<c10d::Store>& sto
 // Joins the world described by `env` through a TCPStore.
 std::shared_ptr<Context> join(const RankEnv& env, bool cuda, std::chrono::milliseconds timeout);
 
-// The context DDP cases use: this thread's (ScopedContext), else the
-// process's (set_process_context), else a lazily made world of one.
-Context& current();
+// A world of one (this process alone): a real ProcessGroupGloo over a
+// HashStore, so a single-process ddp case runs the same Reducer path.
+std::shared_ptr<Context> make_world_of_one();
 
-// Installs the process-wide context (done once by `ampbench run`).
-void set_process_context(std::shared_ptr<Context> context);
+// ProcessGroup::shutdown() (NCCL destroys its communicators while CUDA is
+// still up, as torch.distributed.destroy_process_group does), then drops the
+// group and the store. Returns "rank R of W: process group (BACKEND) shut
+// down", or "" when it was shut down already. Call it once every Reducer
+// over the group is gone.
+std::string shutdown(Context& context);
 
-// Whether a multi-rank process context is installed (this process is one of
-// several ranks).
-bool is_multi_rank();
-
-// Whether a process-wide context exists (installed or lazily made).
-bool has_process_context();
-
-// Tears the process-wide context down now: ProcessGroup::shutdown() (NCCL
-// destroys its communicators while CUDA is still up, as
-// torch.distributed.destroy_process_group does), then drops the group and
-// the store. Returns a line saying what was shut down, or "" when there was
-// no context. Call it after every case (and so every Reducer) is gone.
-std::string shutdown_process_context();
-
-// Scopes the process-wide context to a command (`ampbench run`): on exit it
-// shuts the context down and prints the line (rank logs end with it), so
+// Owns a command's context (`ampbench run` as one rank of several) and shuts
+// it down when the command ends, printing the line (rank logs end with it):
 // nothing torch-owned is left for static destruction, where the CUDA
 // runtime may already be unloaded.
-class ProcessContextScope {
+class ContextScope {
  public:
-  ProcessContextScope() = default;
-  ~ProcessContextScope();
-  ProcessContextScope(const ProcessContextScope&) = delete;
-  ProcessContextScope& operator=(const ProcessContextScope&) = delete;
-};
-
-// Makes `context` this thread's context for the guard's lifetime (tests run
-// several ranks as threads of one process).
-class ScopedContext {
- public:
-  explicit ScopedContext(std::shared_ptr<Context> context);
-  ~ScopedContext();
-  ScopedContext(const ScopedContext&) = delete;
-  ScopedContext& operator=(const ScopedContext&) = delete;
+  explicit ContextScope(std::shared_ptr<Context> context) : context_(std::move(context)) {}
+  ~ContextScope();
+  ContextScope(const ContextScope&) = delete;
+  ContextScope& operator=(const ContextScope&) = delete;
+  const std::shared_ptr<Context>& get() const { return context_; }
 
  private:
-  std::shared_ptr<Context> previous_;
+  std::shared_ptr<Context> context_;
 };
 
 // Debug hooks for the failure-handling tests: AMPBENCH_DEBUG_RANK_CRASH=R

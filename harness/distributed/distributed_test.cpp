@@ -43,9 +43,10 @@ CaseSpec mlp_case(const std::string& workload, Precision precision, int batch) {
   return c;
 }
 
-CaseRecord run_case(const CaseSpec& spec) {
+CaseRecord run_case(const CaseSpec& spec, std::shared_ptr<distributed::Context> context = nullptr) {
   RunOptions options;
   options.measure_throughput = false;
+  options.context = std::move(context);
   CaseRecord rec = Runner(options).run(spec);
   EXPECT_EQ(rec.status, RunStatus::kRan) << rec.reason;
   return rec;
@@ -58,11 +59,10 @@ std::vector<CaseRecord> run_ranks(CaseSpec spec, int world) {
   for (int r = 0; r < world; ++r) {
     futures.push_back(std::async(std::launch::async, [=] {
       auto ctx = distributed::make_context(store, r, world, 0, false, std::chrono::seconds(60));
-      distributed::ScopedContext scoped(ctx);
       CaseSpec mine = spec;
       mine.rank = r;
       mine.world_size = world;
-      return run_case(mine);
+      return run_case(mine, ctx);
     }));
   }
   std::vector<CaseRecord> out;
@@ -200,7 +200,6 @@ TEST(Ddp, ReducerLaunchesBucketAllReducesDuringBackward) {
   for (int r = 0; r < 2; ++r) {
     futures.push_back(std::async(std::launch::async, [=] {
       auto ctx = distributed::make_context(store, r, 2, 0, false, std::chrono::seconds(60));
-      distributed::ScopedContext scoped(ctx);
       torch::manual_seed(1);
       Mlp net(sizes);
       distributed::DdpReplica ddp(net.ptr(), *ctx);
@@ -232,11 +231,10 @@ TEST(Ddp, ReducerLaunchesBucketAllReducesDuringBackward) {
 // group is shut down explicitly, so nothing torch-owned is left for static
 // destruction (each test runs in its own process: gtest_discover_tests).
 TEST(DdpTeardown, TheReplicaBelongsToItsTrainingStateAndDiesWithIt) {
-  auto ctx = distributed::make_context(c10::make_intrusive<c10d::HashStore>(), 0, 1, 0, false, std::chrono::seconds(60));
-  distributed::ScopedContext scoped(ctx);
+  auto ctx = distributed::make_world_of_one();
   const auto group_refs = ctx->group.use_count();
   const CaseSpec spec = mlp_case("ddp", Precision::kFp32, 8);
-  auto state = make_training_state(spec, c10::Device(c10::kCPU));
+  auto state = make_training_state(spec, c10::Device(c10::kCPU), ctx.get());
   distributed::DdpReplica& replica = ddp_replica_for(*state);
   EXPECT_EQ(&ddp_replica_for(*state), &replica) << "a later step must reuse the replica";
   EXPECT_GT(ctx->group.use_count(), group_refs) << "the Reducer holds the process group";
@@ -247,19 +245,29 @@ TEST(DdpTeardown, TheReplicaBelongsToItsTrainingStateAndDiesWithIt) {
   EXPECT_EQ(ctx->group.use_count(), group_refs) << "a Reducer outlived its TrainingState";
 }
 
-TEST(DdpTeardown, AfterACaseShutdownLeavesNothingForStaticDestruction) {
-  // Earlier tests in the same process (the whole binary run at once) may have
-  // made the world of one already; start from none.
-  distributed::shutdown_process_context();
-  ASSERT_FALSE(distributed::has_process_context());
-  run_case(mlp_case("ddp", Precision::kFp32, 8));  // lazily makes the process's world of one
-  ASSERT_TRUE(distributed::has_process_context());
-  const c10::weak_intrusive_ptr<c10d::ProcessGroup> group(distributed::current().group);
-  const std::string what = distributed::shutdown_process_context();
-  EXPECT_EQ(what, "rank 0 of 1: process group (gloo) shut down");
-  EXPECT_FALSE(distributed::has_process_context());
+TEST(DdpTeardown, ARunnerWithoutAContextMakesItsOwnWorldOfOne) {
+  const CaseRecord rec = run_case(mlp_case("ddp", Precision::kFp32, 8));
+  ASSERT_EQ(rec.status, RunStatus::kRan) << rec.reason;
+  EXPECT_EQ(rec.ranks_agreed, 1);
+}
+
+TEST(DdpTeardown, ShutdownLeavesNothingForStaticDestructionAndIsIdempotent) {
+  auto ctx = distributed::make_world_of_one();
+  run_case(mlp_case("ddp", Precision::kFp32, 8), ctx);
+  const c10::weak_intrusive_ptr<c10d::ProcessGroup> group(ctx->group);
+  EXPECT_EQ(distributed::shutdown(*ctx), "rank 0 of 1: process group (gloo) shut down");
   EXPECT_TRUE(group.expired()) << "the process group outlived the shutdown (a Reducer or case still holds it)";
-  EXPECT_EQ(distributed::shutdown_process_context(), "");  // nothing left, and idempotent
+  EXPECT_EQ(distributed::shutdown(*ctx), "");  // nothing left, and idempotent
+}
+
+TEST(DdpTeardown, ACollectiveCaseWithoutAContextIsAClearError) {
+  auto state = make_training_state(mlp_case("ddp", Precision::kFp32, 8), c10::Device(c10::kCPU));
+  try {
+    ddp_replica_for(*state);
+    FAIL() << "a ddp step ran without a process group";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("no process group"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -1,13 +1,10 @@
 #include "distributed/rank_agreement.h"
 
-#include <ATen/ops/empty.h>
-#include <ATen/ops/from_blob.h>
-#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
-
 #include <cmath>
 #include <sstream>
 
 #include "distributed/context.h"
+#include "distributed/gather.h"
 
 namespace ampbench::distributed {
 namespace {
@@ -55,20 +52,9 @@ std::optional<std::string> first_rank_disagreement(const std::vector<std::vector
   return std::nullopt;
 }
 
-std::optional<std::string> find_rank_disagreement(const RankTrajectory& trajectory, Context& ctx) {
-  if (ctx.world_size <= 1) return std::nullopt;
-  std::vector<double> mine = rank_fingerprint(trajectory);
-  at::Tensor local = at::from_blob(mine.data(), {static_cast<int64_t>(mine.size())}, at::kDouble).clone();
-  std::vector<at::Tensor> in = {local};
-  std::vector<std::vector<at::Tensor>> out(1);
-  for (int r = 0; r < ctx.world_size; ++r) out[0].push_back(at::empty_like(local));
-  ctx.group->allgather(out, in)->wait();
-  std::vector<std::vector<double>> fingerprints;
-  for (const at::Tensor& t : out[0]) {
-    const at::Tensor c = t.contiguous();
-    fingerprints.emplace_back(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
-  }
-  return first_rank_disagreement(fingerprints, trajectory.scale.size());
+std::optional<std::string> find_rank_disagreement(const RankTrajectory& trajectory, Context& context) {
+  if (context.world_size <= 1) return std::nullopt;
+  return first_rank_disagreement(all_gather(context, rank_fingerprint(trajectory)), trajectory.scale.size());
 }
 
 }  // namespace ampbench::distributed

@@ -106,9 +106,9 @@ void record_grad_health(const TrainingState& s, double backward_scale, GradHealt
 
 // The conformance run: fresh weights, spec.steps optimizer steps; optionally
 // dumped for the Python reference.
-void train_recorded(const CaseSpec& spec, const c10::Device& device, CaseRecord& rec,
-                    const std::string& dump_dir = "") {
-  auto state = make_training_state(spec, device);
+void train_recorded(const CaseSpec& spec, const c10::Device& device, distributed::Context* context,
+                    CaseRecord& rec, const std::string& dump_dir = "") {
+  auto state = make_training_state(spec, device, context);
   TrainingState& s = *state;
   s.record_engagement = true;
   const Workload& workload = find_workload(spec.workload);
@@ -155,9 +155,9 @@ void train_recorded(const CaseSpec& spec, const c10::Device& device, CaseRecord&
 }
 
 // fp32 run-to-run noise: an identical second run, compared with the first.
-void measure_noise(const CaseSpec& spec, const c10::Device& device, CaseRecord& rec) {
+void measure_noise(const CaseSpec& spec, const c10::Device& device, distributed::Context* context, CaseRecord& rec) {
   CaseRecord again;
-  train_recorded(spec, device, again);
+  train_recorded(spec, device, context, again);
   double worst = 0;
   for (size_t i = 0; i < rec.loss.size() && i < again.loss.size(); ++i)
     worst = std::max(worst, loss_deviation(again.loss[i], rec.loss[i]));
@@ -168,7 +168,8 @@ void measure_noise(const CaseSpec& spec, const c10::Device& device, CaseRecord& 
 // The envelope's raw material (check/envelope.h): for each precision
 // compared with this baseline, spec.envelope.replicas fp32 runs with that
 // precision's rounding noise injected. Untimed.
-void measure_replicas(const CaseSpec& spec, const c10::Device& device, CaseRecord& rec) {
+void measure_replicas(const CaseSpec& spec, const c10::Device& device, distributed::Context* context,
+                      CaseRecord& rec) {
   for (const Precision precision : spec.envelope_precisions) {
     CaseSpec compared = spec;
     compared.precision = PrecisionPolicy(precision);
@@ -184,7 +185,7 @@ void measure_replicas(const CaseSpec& spec, const c10::Device& device, CaseRecor
       replica.perturbation = Perturbation{set.unit_roundoff, set.noise,
                                           spec.seed * 1000003 + 1009 * static_cast<std::uint64_t>(precision) + r};
       CaseRecord out;
-      train_recorded(replica, device, out);
+      train_recorded(replica, device, context, out);
       set.replicas.push_back({std::move(out.loss), std::move(out.final_params), std::move(out.optimizer_state)});
     }
     rec.replica_sets.push_back(std::move(set));
@@ -199,9 +200,10 @@ void spin_for(double seconds) {
 
 }  // namespace
 
-ThroughputRecord measure_throughput(const CaseSpec& spec, const c10::Device& device, double slowdown) {
+ThroughputRecord measure_throughput(const CaseSpec& spec, const c10::Device& device, double slowdown,
+                                    distributed::Context* context) {
   const ThroughputSettings& t = spec.throughput;
-  auto state = make_training_state(spec, device);
+  auto state = make_training_state(spec, device, context);
   TrainingState& s = *state;
   s.step_index = spec.steps;  // past any injected inf
   const Workload& workload = find_workload(spec.workload);
@@ -265,6 +267,16 @@ std::string skip_reason(const CaseSpec& spec) {
   return "";
 }
 
+Runner::~Runner() {
+  if (world_of_one_) distributed::shutdown(*world_of_one_);
+}
+
+distributed::Context& Runner::context() const {
+  if (options_.context) return *options_.context;
+  if (!world_of_one_) world_of_one_ = distributed::make_world_of_one();
+  return *world_of_one_;
+}
+
 CaseRecord Runner::run(const CaseSpec& spec) const {
   CaseRecord rec;
   rec.spec = spec;
@@ -282,20 +294,22 @@ CaseRecord Runner::run(const CaseSpec& spec) const {
     const amp::Float32MathGuard fp32_math(spec.precision.float32_math());
     const c10::Device device(spec.device == "cuda" ? c10::kCUDA : c10::kCPU,
                              spec.device == "cuda" ? static_cast<c10::DeviceIndex>(spec.device_index) : -1);
-    train_recorded(spec, device, rec, options_.dump_dir);
-    if (find_workload(spec.workload).collective()) {
-      rec.rank_disagreement = distributed::find_rank_disagreement({rec.scale, rec.skipped, rec.final_params},
-                                                                   distributed::current());  // the checker fails the case with it
+    const Workload& workload = find_workload(spec.workload);
+    distributed::Context* context = workload.collective() ? &this->context() : nullptr;
+    train_recorded(spec, device, context, rec, options_.dump_dir);
+    if (context) {
+      // The checker fails the case with a disagreement.
+      rec.rank_disagreement =
+          distributed::find_rank_disagreement({rec.scale, rec.skipped, rec.final_params}, *context);
       if (!rec.rank_disagreement) rec.ranks_agreed = spec.world_size;
     }
     if (spec.is_baseline() && spec.skip_steps.empty()) {
-      measure_noise(spec, device, rec);
-      measure_replicas(spec, device, rec);
+      measure_noise(spec, device, context, rec);
+      measure_replicas(spec, device, context, rec);
     }
     if (options_.measure_throughput && spec.throughput.enabled) {
-      rec.throughput = measure_throughput(spec, device, options_.inject_slowdown);
-      if (find_workload(spec.workload).replicated())
-        rec.ddp = measure_scaling(spec, device, *rec.throughput);
+      rec.throughput = measure_throughput(spec, device, options_.inject_slowdown, context);
+      if (workload.replicated()) rec.ddp = measure_scaling(spec, device, *rec.throughput, context);
     }
   } catch (const std::exception& e) {
     rec.status = RunStatus::kError;

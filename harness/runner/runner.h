@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 
 #include <c10/core/Device.h>
@@ -12,6 +13,9 @@
 #include "spec/case_spec.h"
 
 namespace ampbench {
+namespace distributed {
+struct Context;
+}  // namespace distributed
 
 struct RunOptions {
   bool measure_throughput = true;
@@ -25,22 +29,35 @@ struct RunOptions {
   // case (the ranks' barrier, which keeps them in step).
   std::function<std::string(const CaseSpec&)> skip_here;
   std::function<void(const CaseSpec&)> after_case;
+  // The process group collective cases (ddp) run over: this process's rank
+  // of a launched world. Null: the Runner makes a world of one when such a
+  // case first needs it, and shuts it down when destroyed.
+  std::shared_ptr<distributed::Context> context;
 };
 
 class Runner {
  public:
-  explicit Runner(RunOptions options = {}) : options_(options) {}
+  explicit Runner(RunOptions options = {}) : options_(std::move(options)) {}
+  ~Runner();
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
 
   // Never throws: failures become status kError with the message, a device
-  // that cannot run the case becomes kSkipped with the reason.
+  // that cannot run the case becomes kSkipped with the reason. One thread
+  // at a time (ranks run as threads each have their own Runner).
   CaseRecord run(const CaseSpec& spec) const;
 
  private:
+  distributed::Context& context() const;
+
   RunOptions options_;
+  mutable std::shared_ptr<distributed::Context> world_of_one_;  // made on first use
 };
 
-// Throughput of `spec` alone (warm-up, repetitions, synchronized timing).
-ThroughputRecord measure_throughput(const CaseSpec& spec, const c10::Device& device, double slowdown = 0.0);
+// Throughput of `spec` alone (warm-up, repetitions, synchronized timing);
+// `context` for collective workloads.
+ThroughputRecord measure_throughput(const CaseSpec& spec, const c10::Device& device, double slowdown = 0.0,
+                                    distributed::Context* context = nullptr);
 
 // Why `spec` cannot run on this machine, or "" when it can.
 std::string skip_reason(const CaseSpec& spec);

@@ -1,14 +1,10 @@
 #include "runner/scaling.h"
 
-#include <ATen/ops/empty.h>
-#include <ATen/ops/full.h>
-#include <ATen/ops/zeros.h>
-#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
-
 #include <algorithm>
 
 #include "core/median.h"
 #include "distributed/context.h"
+#include "distributed/gather.h"
 #include "runner/runner.h"
 #include "workloads/workload.h"
 
@@ -29,25 +25,19 @@ double one_replica_samples_per_s(const CaseSpec& spec, const c10::Device& device
 
 }  // namespace
 
-ScalingRecord measure_scaling(const CaseSpec& spec, const c10::Device& device, const ThroughputRecord& own) {
+ScalingRecord measure_scaling(const CaseSpec& spec, const c10::Device& device, const ThroughputRecord& own,
+                              distributed::Context* context) {
   ScalingRecord r;
   const double whole = median(own.samples_per_s);
   r.replicas = spec.world_size;
-  if (find_workload(spec.workload).collective()) {
-    distributed::Context& ctx = distributed::current();
-    r.backend = ctx.backend;
+  if (context) {
+    r.backend = context->backend;
     // This rank's own samples/s: its shard of each step.
-    std::vector<at::Tensor> mine = {at::full({1}, whole / spec.world_size, at::kDouble)};
-    std::vector<std::vector<at::Tensor>> all(1);
-    for (int i = 0; i < ctx.world_size; ++i) all[0].push_back(at::empty({1}, at::kDouble));
-    ctx.group->allgather(all, mine)->wait();
-    for (const at::Tensor& t : all[0]) r.per_rank_samples_per_s.push_back(t.item<double>());
+    for (const std::vector<double>& rank : distributed::all_gather(*context, {whole / spec.world_size}))
+      r.per_rank_samples_per_s.push_back(rank.front());
     // Rank 0 measures one replica alone while the others wait.
-    at::Tensor ref = at::zeros({1}, at::kDouble);
-    if (ctx.rank == 0) ref.fill_(one_replica_samples_per_s(spec, device));
-    std::vector<at::Tensor> one = {ref};
-    ctx.group->broadcast(one)->wait();
-    r.one_replica_samples_per_s = ref.item<double>();
+    const double one = context->rank == 0 ? one_replica_samples_per_s(spec, device) : 0.0;
+    r.one_replica_samples_per_s = distributed::broadcast_from_rank0(*context, one);
   } else {
     r.backend = "threads";
     r.per_rank_samples_per_s = {whole};  // one process

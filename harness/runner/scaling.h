@@ -12,12 +12,14 @@
 #include <c10/core/Device.h>
 
 #include "runner/case_record.h"
+#include "runner/runner.h"
 
 namespace ampbench {
 
 // `own` is the case's throughput as the runner measured it on this rank
-// (samples/s of the whole effective batch). Collective for ddp cases: every
-// rank must call it for the same case.
-ScalingRecord measure_scaling(const CaseSpec& spec, const c10::Device& device, const ThroughputRecord& own);
+// (samples/s of the whole effective batch). Collective for ddp cases (over
+// `context`): every rank must call it for the same case.
+ScalingRecord measure_scaling(const CaseSpec& spec, const c10::Device& device, const ThroughputRecord& own,
+                              distributed::Context* context);
 
 }  // namespace ampbench

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "distributed/context.h"
+
 namespace ampbench {
 namespace {
 
@@ -18,7 +20,9 @@ distributed::DdpReplica& ddp_replica_for(TrainingState& state) {
   const std::shared_ptr<torch::nn::Module>& module = state.model().module;
   auto* current_extension = static_cast<DdpExtension*>(state.workload_extension.get());
   if (current_extension != nullptr && current_extension->module.lock() == module) return *current_extension->replica;
-  distributed::Context& context = distributed::current();
+  if (state.context == nullptr)
+    throw std::invalid_argument("ddp: no process group (the runner passes its context to the case's state)");
+  distributed::Context& context = *state.context;
   maybe_debug_fail(context);
   auto extension = std::make_shared<DdpExtension>();
   extension->module = module;

@@ -46,9 +46,11 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const CaseSpec& spec, co
 
 }  // namespace
 
-std::unique_ptr<TrainingState> make_training_state(const CaseSpec& spec, const c10::Device& device) {
+std::unique_ptr<TrainingState> make_training_state(const CaseSpec& spec, const c10::Device& device,
+                                                   distributed::Context* context) {
   auto s = std::unique_ptr<TrainingState>(
       new TrainingState{spec, device, {}, {}, amp::GradScaler(scaler_options(spec)), 0});
+  s->context = context;
   const int model_count = find_workload(spec.workload).models();
   for (int i = 0; i < model_count; ++i) {
     s->models.push_back(make_model(spec.model, spec.sizes, spec.seed + static_cast<std::uint64_t>(i), device));

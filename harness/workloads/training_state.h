@@ -14,6 +14,10 @@
 #include "models/model.h"
 #include "spec/case_spec.h"
 
+namespace ampbench::distributed {
+struct Context;
+}  // namespace ampbench::distributed
+
 namespace ampbench {
 
 struct TrainingState {
@@ -31,6 +35,9 @@ struct TrainingState {
   bool record_engagement = false;
   // A perturbed replica's noise source (spec.perturbation); undefined otherwise.
   at::Generator noise_rng;
+  // The process group collective workloads (ddp) run over; owned by whoever
+  // made it (the runner, or `ampbench run` as one rank), outliving the case.
+  distributed::Context* context = nullptr;
   // A workload's own per-case objects (ddp: its DdpReplica and c10d Reducer),
   // owned here so they die with the case. Declared last: destroyed first,
   // before the models whose gradients they hook.
@@ -42,7 +49,8 @@ struct TrainingState {
 };
 
 // Builds models, optimizers and scaler for `spec` on `device`.
-std::unique_ptr<TrainingState> make_training_state(const CaseSpec& spec, const c10::Device& device);
+std::unique_ptr<TrainingState> make_training_state(const CaseSpec& spec, const c10::Device& device,
+                                                   distributed::Context* context = nullptr);
 
 // The scaler a case's policy calls for (disabled for fp32/bf16).
 amp::GradScalerOptions scaler_options(const CaseSpec& spec);
