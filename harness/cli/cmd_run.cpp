@@ -297,7 +297,7 @@ int run_suite(const RunArgs& args) {
         in_ranks, {suite.path, device, out_dir + "/ddp-ranks", args.rank_timeout, args.no_throughput,
                    args.inject_slowdown, args.dump_dir, args.seed, args.no_mkldnn});
     for (const nlohmann::json& c : ranked.cases) {
-      writer->add(c);
+      writer->add_json(c);
       summary.add(tally_of(c));
     }
     if (ranked.cases.size() < in_ranks.size()) {

@@ -5,7 +5,6 @@
 #include <ctime>
 #include <stdexcept>
 
-#include "core/sample_stats.h"
 #include "io/atomic_file.h"
 #include "workloads/workload.h"
 
@@ -17,31 +16,29 @@ namespace {
 
 json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
-json throughput_to_json(const ThroughputRecord& t) {
-  const auto& s = t.samples_per_s;
-  const double med = median(s);
-  const double mean = mean_of(s);
-  const double stddev = stddev_of(s);
+json optional_number(const std::optional<double>& v) { return v ? finite_or_null(*v) : json(nullptr); }
+
+json throughput_to_json(const ThroughputRecord& t, const ThroughputStats& stats) {
   return {
       {"unit", "samples/s"},
       {"timing", t.timing_method},
       {"input", to_string(t.input)},
       {"warmup_steps", t.warmup_steps},
       {"measured_steps", t.measured_steps},
-      {"repetitions", s.size()},
-      {"samples_per_s", s},
-      {"median", med},
-      {"min", *std::min_element(s.begin(), s.end())},
-      {"max", *std::max_element(s.begin(), s.end())},
-      {"iqr", iqr_of(s)},
-      {"stddev", stddev},
-      {"cv", mean > 0 ? stddev / mean : 0.0},
-      {"step_time_ms", med > 0 ? 1e3 * t.samples_per_step / med : 0.0},
+      {"repetitions", t.samples_per_s.size()},
+      {"samples_per_s", t.samples_per_s},
+      {"median", stats.median},
+      {"min", stats.min},
+      {"max", stats.max},
+      {"iqr", stats.iqr},
+      {"stddev", stats.stddev},
+      {"cv", stats.cv},
+      {"step_time_ms", stats.step_time_ms},
       {"training_flops_per_sample", t.training_flops_per_sample},
-      {"achieved_flops_per_s", med * t.training_flops_per_sample},
-      // Filled in by the suite runner once the fp32 case of the same
-      // workload/model/optimizer has been measured.
-      {"speedup_vs_fp32", nullptr},
+      {"achieved_flops_per_s", stats.achieved_flops_per_s},
+      {"speedup_vs_fp32", optional_number(stats.speedup_vs_fp32)},
+      {"model_flop_utilization", optional_number(stats.model_flop_utilization)},
+      {"ceiling_speedup_vs_fp32", optional_number(stats.ceiling_speedup_vs_fp32)},
       {"peak_memory_bytes", t.peak_memory_bytes ? json(*t.peak_memory_bytes) : json(nullptr)},
       {"peak_memory_kind", t.peak_memory_kind},
   };
@@ -158,26 +155,13 @@ json engagement_to_json(const CaseRecord& r, const EngagementSummary& s) {
           {"per_step", steps}};
 }
 
-std::string status_of(const CaseRecord& r, const std::optional<Verdict>& v) {
-  switch (r.status) {
-    case RunStatus::kSkipped: return "skipped";
-    case RunStatus::kError: return "error";
-    case RunStatus::kRan: break;
-  }
-  return !v || v->passed ? "pass" : "fail";
-}
-
 }  // namespace
 
-json case_to_json(const CaseRecord& r, const std::optional<Verdict>& verdict,
-                  const std::optional<EngagementSummary>& engagement) {
+json case_to_json(const CaseResult& result) {
+  const CaseRecord& r = result.record;
   const CaseSpec& s = r.spec;
-  const std::string status = status_of(r, verdict);
-  json conforms = nullptr;
-  if (status == "pass" || status == "fail") conforms = status == to_string(s.expect);
-  if (status == "error") conforms = false;
-  std::string reason = r.reason;
-  if (status == "fail" && verdict && !verdict->failures.empty()) reason = verdict->failures.front();
+  const std::optional<Verdict>& verdict = result.verdict;
+  const std::optional<EngagementSummary>& engagement = result.engagement;
   json losses = json::array();
   for (double l : r.loss) losses.push_back(finite_or_null(l));
   json noise = nullptr;
@@ -197,16 +181,17 @@ json case_to_json(const CaseRecord& r, const std::optional<Verdict>& verdict,
       {"steps", s.steps},
       {"seed", s.seed},
       {"expect", to_string(s.expect)},
-      {"status", status},
-      {"conforms", conforms},
-      {"reason", reason.empty() ? json(nullptr) : json(reason)},
+      {"status", to_string(result.status)},
+      {"conforms", result.conforms ? json(*result.conforms) : json(nullptr)},
+      {"reason", result.reason.empty() ? json(nullptr) : json(result.reason)},
       {"baseline_id", s.baseline_id.empty() ? json(nullptr) : json(s.baseline_id)},
       {"trajectory", {{"loss", losses}, {"scale", r.scale}, {"skipped", r.skipped}}},
       {"fp32_noise", noise},
       {"check", verdict && r.status == RunStatus::kRan ? verdict_to_json(*verdict) : json(nullptr)},
       {"engagement", engagement && r.status != RunStatus::kSkipped ? engagement_to_json(r, *engagement) : json(nullptr)},
       {"grad_health", r.grad_health && r.status == RunStatus::kRan ? grad_health_to_json(*r.grad_health) : json(nullptr)},
-      {"throughput", r.throughput ? throughput_to_json(*r.throughput) : json(nullptr)},
+      {"throughput", r.throughput && result.throughput ? throughput_to_json(*r.throughput, *result.throughput)
+                                                       : json(nullptr)},
       {"ddp", r.ddp ? ddp_to_json(*r.ddp) : json(nullptr)},
       {"wall_seconds", r.wall_seconds},
       {"ranks_agreed", r.ranks_agreed > 0 ? json(r.ranks_agreed) : json(nullptr)},
@@ -239,7 +224,7 @@ ResultsWriter::ResultsWriter(std::string path, std::string suite_name, std::stri
   flush();
 }
 
-void ResultsWriter::add(json case_json) {
+void ResultsWriter::add_json(json case_json) {
   doc_["cases"].push_back(std::move(case_json));
   flush();
 }

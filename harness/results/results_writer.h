@@ -7,9 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "check/checker.h"
-#include "check/engagement.h"
-#include "runner/case_record.h"
+#include "results/case_result.h"
 
 namespace ampbench {
 
@@ -17,17 +15,18 @@ namespace ampbench {
 // equivalence envelope), engagement; readers still accept 1.
 inline constexpr int kResultsSchemaVersion = 2;
 
-// One case's JSON object from its record, (for non-baselines) verdict, and
-// what its mechanism did.
-nlohmann::json case_to_json(const CaseRecord& record, const std::optional<Verdict>& verdict,
-                            const std::optional<EngagementSummary>& engagement = std::nullopt);
+// One case's JSON object: CaseResult serialised, nothing computed here.
+nlohmann::json case_to_json(const CaseResult& result);
 
 class ResultsWriter {
  public:
   // Fails early (throws) when `path` cannot be written.
   ResultsWriter(std::string path, std::string suite_name, std::string suite_file, nlohmann::json env);
 
-  void add(nlohmann::json case_json);  // appends and rewrites the file
+  void add(const CaseResult& result) { add_json(case_to_json(result)); }
+  // An already serialised case (one a rank process wrote); appends and
+  // rewrites the file.
+  void add_json(nlohmann::json case_json);
   // Sets a top-level field (e.g. the suite's "gate") and rewrites the file.
   void set(const std::string& key, nlohmann::json value);
   void finish();                       // marks the run complete

@@ -30,7 +30,7 @@ TEST(ResultsWriter, EachCaseReplacesTheFileAHardLinkKeepsThePreviousOne) {
   const fs::path file = dir / "results.json";
   ResultsWriter writer(file.string(), "smoke", "suites/smoke.json", nlohmann::json::object());
   fs::create_hard_link(file, dir / "after-start.json");
-  writer.add({{"id", "plain/mlp/fp32/sgd"}});
+  writer.add_json({{"id", "plain/mlp/fp32/sgd"}});
   fs::create_hard_link(file, dir / "after-one-case.json");
   writer.finish();
   EXPECT_EQ(read_json(dir / "after-start.json")["cases"].size(), 0u);

@@ -11,10 +11,6 @@
 
 namespace ampbench {
 
-namespace {
-
-}  // namespace
-
 std::vector<CaseSpec> select_cases(const Suite& suite, const std::string& filter) {
   if (filter.empty()) return suite.cases;
   const auto matches = parse_case_filter(filter);
@@ -32,33 +28,6 @@ std::vector<CaseSpec> select_cases(const Suite& suite, const std::string& filter
 
 namespace {
 
-// Median samples/s over the fp32 case's, when both were measured: the two
-// medians the results file reports, so a reader can recompute the ratio.
-void add_speedup(nlohmann::json& j, const std::map<std::string, double>& fp32_medians,
-                 const std::string& baseline_id) {
-  const auto base = fp32_medians.find(baseline_id);
-  if (!j["throughput"].is_object() || base == fp32_medians.end() || !(base->second > 0)) return;
-  j["throughput"]["speedup_vs_fp32"] = j["throughput"]["median"].get<double>() / base->second;
-}
-
-// With measured ceilings in env (`ampbench qualify`): achieved FLOP/s over
-// the matrix ceiling of the case's precision (model FLOP utilisation), and
-// what the ceilings promise fp16/bf16 should gain over fp32.
-void add_utilization(nlohmann::json& j, const nlohmann::json& env) {
-  if (!j["throughput"].is_object() || !env.contains("ceilings")) return;
-  const nlohmann::json& tflops = env["ceilings"]["matmul_tflops"];
-  const std::string precision = j["precision"].get<std::string>();
-  nlohmann::json& t = j["throughput"];
-  const auto ceiling = [&](const std::string& p) -> double {
-    return tflops.contains(p) && tflops[p].is_number() ? tflops[p].get<double>() * 1e12 : 0.0;
-  };
-  t["model_flop_utilization"] = nullptr;
-  t["ceiling_speedup_vs_fp32"] = nullptr;
-  if (ceiling(precision) > 0)
-    t["model_flop_utilization"] = t["achieved_flops_per_s"].get<double>() / ceiling(precision);
-  if (ceiling(precision) > 0 && ceiling("fp32") > 0) t["ceiling_speedup_vs_fp32"] = ceiling(precision) / ceiling("fp32");
-}
-
 std::string format_seconds(double s) {
   std::ostringstream out;
   const int total = static_cast<int>(std::lround(s));
@@ -68,20 +37,18 @@ std::string format_seconds(double s) {
 }
 
 // "[  3/40] id  verdict  samples/s  elapsed 12s eta 2m40s  reason"
-void print_line(std::ostream& out, int index, int total, const nlohmann::json& j, double elapsed) {
-  std::string verdict = j["status"].get<std::string>();
-  if (j["expect"] == "fail" && verdict == "fail") verdict = "caught";
-  if (j["expect"] == "fail" && verdict == "pass") verdict = "MISSED";
-  if (j["conforms"] == false && verdict == "fail") verdict = "FAIL";
-  out << "[" << std::setw(3) << index << "/" << total << "] " << std::left << std::setw(52) << j["id"].get<std::string>()
+void print_line(std::ostream& out, int index, int total, const CaseResult& r, double elapsed) {
+  std::string verdict = to_string(r.status);
+  if (r.is_control() && r.status == CaseStatus::kFail) verdict = "caught";
+  if (r.is_control() && r.status == CaseStatus::kPass) verdict = "MISSED";
+  if (r.conforms == false && r.status == CaseStatus::kFail) verdict = "FAIL";
+  out << "[" << std::setw(3) << index << "/" << total << "] " << std::left << std::setw(52) << r.id()
       << std::setw(8) << verdict << std::right;
-  if (j["throughput"].is_object()) {
-    out << std::setw(12) << std::fixed << std::setprecision(1) << j["throughput"]["median"].get<double>()
-        << " samples/s";
-  }
+  if (r.throughput)
+    out << std::setw(12) << std::fixed << std::setprecision(1) << r.throughput->median << " samples/s";
   const double eta = elapsed / index * (total - index);
   out << "  " << format_seconds(elapsed) << " eta " << format_seconds(eta);
-  if (!j["reason"].is_null() && verdict != "pass") out << "  " << j["reason"].get<std::string>();
+  if (!r.reason.empty() && verdict != "pass") out << "  " << r.reason;
   out << std::endl;
 }
 
@@ -121,33 +88,48 @@ Verdict check_against_baseline(const CaseRecord& record, const CaseRecord& basel
 
 }  // namespace
 
-void SuiteRunSummary::add(const nlohmann::json& c) {
+CaseTally tally_of(const CaseResult& r) {
+  return {r.id(), r.status, r.is_control(), r.conforms == true, r.max_ratio()};
+}
+
+CaseTally tally_of(const nlohmann::json& c) {
+  const std::string status = c.at("status").get<std::string>();
+  CaseTally t{c.at("id").get<std::string>(), CaseStatus::kError, c.at("expect") == "fail", c.at("conforms") == true,
+              std::nullopt};
+  for (CaseStatus s : {CaseStatus::kPass, CaseStatus::kFail, CaseStatus::kSkipped, CaseStatus::kError})
+    if (to_string(s) == status) t.status = s;
+  if (c["check"].is_object()) {
+    const nlohmann::json& ratio = c["check"].value("max_ratio", nlohmann::json());
+    t.max_ratio = ratio.is_number() ? ratio.get<double>() : INFINITY;
+  }
+  return t;
+}
+
+void SuiteRunSummary::add(const CaseTally& c) {
   ++cases;
-  if (c["status"] == "skipped") {
+  if (c.status == CaseStatus::kSkipped) {
     ++skipped;
-  } else if (c["conforms"] == true) {
+  } else if (c.conforms) {
     ++passed;
   } else {
     ++nonconforming;
   }
-  if (c["expect"] == "fail" && c["status"] != "skipped") {
+  if (c.control && c.status != CaseStatus::kSkipped) {
     ++controls;
-    if (c["status"] == "fail") ++controls_caught;
+    if (c.status == CaseStatus::kFail) ++controls_caught;
   }
-  if (!c["check"].is_object()) return;
-  const nlohmann::json& ratio_json = c["check"].value("max_ratio", nlohmann::json());
-  const double ratio = ratio_json.is_number() ? ratio_json.get<double>() : INFINITY;
-  const std::string id = c["id"].get<std::string>();
-  if (c["expect"] == "pass" && c["status"] == "pass" && ratio > worst_correct_ratio) {
+  if (!c.max_ratio) return;
+  const double ratio = *c.max_ratio;
+  if (!c.control && c.status == CaseStatus::kPass && ratio > worst_correct_ratio) {
     worst_correct_ratio = ratio;
-    worst_correct_id = id;
+    worst_correct_id = c.id;
   }
-  if (c["expect"] == "fail" && c["status"] == "fail") {
+  if (c.control && c.status == CaseStatus::kFail) {
     if (!(ratio > 1)) {
       ++controls_caught_by_audit;
     } else if (ratio < mildest_control_ratio) {
       mildest_control_ratio = ratio;
-      mildest_control_id = id;
+      mildest_control_id = c.id;
     }
   }
 }
@@ -164,50 +146,67 @@ std::string SuiteRunSummary::teeth() const {
   return out.str();
 }
 
+Ceilings ceilings_from_env(const nlohmann::json& env) {
+  Ceilings out;
+  if (!env.contains("ceilings") || !env["ceilings"].contains("matmul_tflops")) return out;
+  for (const auto& [precision, tflops] : env["ceilings"]["matmul_tflops"].items())
+    if (tflops.is_number()) out[precision] = tflops.get<double>() * 1e12;
+  return out;
+}
+
+namespace {
+
+// CaseRecord -> checks -> CaseResult: the engagement rule and rank agreement
+// first (a mechanism that did not engage, or ranks that disagree, leave no
+// verdict to trust), then the comparison with the fp32 baseline.
+CaseResult judge(CaseRecord record, const std::map<std::string, CaseRecord>& baselines, const Runner& runner,
+                 std::optional<double> fp32_median, const Ceilings& ceilings) {
+  const CaseSpec& spec = record.spec;
+  std::optional<EngagementSummary> engagement;
+  if (record.status == RunStatus::kRan) {
+    engagement = summarize_engagement(record);
+    if (const auto why = engagement_failure(record, *engagement)) {
+      record.status = RunStatus::kError;
+      record.reason = *why;
+    }
+  }
+  if (spec.is_baseline() && record.status == RunStatus::kRan && record.rank_disagreement) {
+    record.status = RunStatus::kError;  // no verdict of its own, and no reference for others
+    record.reason = "fp32 baseline unusable: " + *record.rank_disagreement;
+  }
+  std::optional<Verdict> verdict;
+  if (!spec.is_baseline() && record.status == RunStatus::kRan) {
+    const auto base = baselines.find(spec.baseline_id);
+    if (base == baselines.end() || base->second.status != RunStatus::kRan) {
+      record.status = RunStatus::kSkipped;
+      record.reason = "its fp32 baseline " + spec.baseline_id + " did not run";
+    } else {
+      verdict = check_against_baseline(record, base->second, runner);
+    }
+  }
+  return make_case_result(std::move(record), std::move(verdict), std::move(engagement), fp32_median, ceilings);
+}
+
+}  // namespace
+
 SuiteRunSummary run_cases(const std::vector<CaseSpec>& cases, const Runner& runner, ResultsWriter& writer,
-                          std::ostream& progress) {
+                          std::ostream& progress, const Ceilings& ceilings) {
   SuiteRunSummary summary;
   std::map<std::string, CaseRecord> baselines;
-  std::map<std::string, double> fp32_medians;  // written throughput.median of each baseline
+  std::map<std::string, double> fp32_medians;  // throughput median of each baseline
   const auto began = std::chrono::steady_clock::now();
   int index = 0;
   for (const CaseSpec& spec : cases) {
     ++index;
-    CaseRecord record = runner.run(spec);
-    std::optional<EngagementSummary> engagement;
-    if (record.status == RunStatus::kRan) {
-      engagement = summarize_engagement(record);
-      if (const auto why = engagement_failure(record, *engagement)) {
-        record.status = RunStatus::kError;
-        record.reason = *why;
-      }
-    }
-    if (spec.is_baseline() && record.status == RunStatus::kRan && record.rank_disagreement) {
-      record.status = RunStatus::kError;  // no verdict of its own, and no reference for others
-      record.reason = "fp32 baseline unusable: " + *record.rank_disagreement;
-    }
-    std::optional<Verdict> verdict;
-    if (!spec.is_baseline() && record.status == RunStatus::kRan) {
-      const auto base = baselines.find(spec.baseline_id);
-      if (base == baselines.end() || base->second.status != RunStatus::kRan) {
-        record.status = RunStatus::kSkipped;
-        record.reason = "its fp32 baseline " + spec.baseline_id + " did not run";
-      } else {
-        verdict = check_against_baseline(record, base->second, runner);
-      }
-    }
-    nlohmann::json j = case_to_json(record, verdict, engagement);
-    if (!spec.is_baseline()) add_speedup(j, fp32_medians, spec.baseline_id);
-    if (spec.is_baseline() && j["throughput"].is_object()) {
-      fp32_medians[spec.id] = j["throughput"]["median"].get<double>();
-    }
-    add_utilization(j, writer.document()["env"]);
-    writer.add(j);
+    std::optional<double> fp32_median;
+    if (const auto m = fp32_medians.find(spec.baseline_id); m != fp32_medians.end()) fp32_median = m->second;
+    CaseResult result = judge(runner.run(spec), baselines, runner, fp32_median, ceilings);
+    if (spec.is_baseline() && result.throughput) fp32_medians[spec.id] = result.throughput->median;
+    writer.add(result);
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-    print_line(progress, index, static_cast<int>(cases.size()), j, elapsed);
-
-    summary.add(j);
-    if (spec.is_baseline()) baselines.emplace(spec.id, std::move(record));
+    print_line(progress, index, static_cast<int>(cases.size()), result, elapsed);
+    summary.add(tally_of(result));
+    if (spec.is_baseline()) baselines.emplace(spec.id, std::move(result.record));
   }
   return summary;
 }

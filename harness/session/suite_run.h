@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -13,6 +14,18 @@
 #include "suite/suite.h"
 
 namespace ampbench {
+
+// What the summary counts of one case: from its CaseResult, or from the
+// JSON a rank process wrote.
+struct CaseTally {
+  std::string id;
+  CaseStatus status = CaseStatus::kError;
+  bool control = false;
+  bool conforms = false;
+  std::optional<double> max_ratio;  // none without a verdict
+};
+CaseTally tally_of(const CaseResult& result);
+CaseTally tally_of(const nlohmann::json& case_json);
 
 struct SuiteRunSummary {
   int cases = 0;
@@ -31,7 +44,7 @@ struct SuiteRunSummary {
   std::string mildest_control_id;
   int controls_caught_by_audit = 0;
   bool ok() const { return nonconforming == 0; }
-  void add(const nlohmann::json& case_json);  // counts one written case
+  void add(const CaseTally& c);
   // "teeth: ..." (empty when nothing was compared).
   std::string teeth() const;
 };
@@ -47,7 +60,10 @@ struct SuiteRunSummary {
 // regex or an unknown field.
 std::vector<CaseSpec> select_cases(const Suite& suite, const std::string& filter);
 
+// The ceilings `ampbench qualify` measured, from a results file's env.
+Ceilings ceilings_from_env(const nlohmann::json& env);
+
 SuiteRunSummary run_cases(const std::vector<CaseSpec>& cases, const Runner& runner, ResultsWriter& writer,
-                          std::ostream& progress);
+                          std::ostream& progress, const Ceilings& ceilings = {});
 
 }  // namespace ampbench

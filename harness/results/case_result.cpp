@@ -1,0 +1,85 @@
+#include "results/case_result.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/sample_stats.h"
+
+namespace ampbench {
+namespace {
+
+CaseStatus status_of(const CaseRecord& r, const std::optional<Verdict>& v) {
+  switch (r.status) {
+    case RunStatus::kSkipped: return CaseStatus::kSkipped;
+    case RunStatus::kError: return CaseStatus::kError;
+    case RunStatus::kRan: break;
+  }
+  return !v || v->passed ? CaseStatus::kPass : CaseStatus::kFail;
+}
+
+std::optional<double> ceiling(const Ceilings& ceilings, const std::string& precision) {
+  const auto it = ceilings.find(precision);
+  if (it == ceilings.end() || !(it->second > 0)) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace
+
+std::string to_string(CaseStatus status) {
+  switch (status) {
+    case CaseStatus::kPass: return "pass";
+    case CaseStatus::kFail: return "fail";
+    case CaseStatus::kSkipped: return "skipped";
+    case CaseStatus::kError: return "error";
+  }
+  return "error";
+}
+
+ThroughputStats throughput_stats(const ThroughputRecord& t) {
+  const std::vector<double>& s = t.samples_per_s;
+  ThroughputStats out;
+  if (s.empty()) return out;
+  out.median = median(s);
+  out.mean = mean_of(s);
+  out.min = *std::min_element(s.begin(), s.end());
+  out.max = *std::max_element(s.begin(), s.end());
+  out.iqr = iqr_of(s);
+  out.stddev = stddev_of(s);
+  out.cv = out.mean > 0 ? out.stddev / out.mean : 0.0;
+  out.step_time_ms = out.median > 0 ? 1e3 * t.samples_per_step / out.median : 0.0;
+  out.achieved_flops_per_s = out.median * t.training_flops_per_sample;
+  return out;
+}
+
+std::optional<double> CaseResult::max_ratio() const {
+  if (!verdict) return std::nullopt;
+  return std::isfinite(verdict->max_ratio) ? verdict->max_ratio : INFINITY;
+}
+
+CaseResult make_case_result(CaseRecord record, std::optional<Verdict> verdict,
+                            std::optional<EngagementSummary> engagement, std::optional<double> fp32_median,
+                            const Ceilings& ceilings) {
+  CaseResult r;
+  r.status = status_of(record, verdict);
+  if (r.status == CaseStatus::kPass || r.status == CaseStatus::kFail)
+    r.conforms = (r.status == CaseStatus::kFail) == (record.spec.expect == Expect::kFail);
+  if (r.status == CaseStatus::kError) r.conforms = false;
+  r.reason = record.reason;
+  if (r.status == CaseStatus::kFail && verdict && !verdict->failures.empty()) r.reason = verdict->failures.front();
+  if (record.throughput) {
+    ThroughputStats t = throughput_stats(*record.throughput);
+    if (fp32_median && *fp32_median > 0) t.speedup_vs_fp32 = t.median / *fp32_median;
+    const std::string precision = record.spec.precision.name();
+    if (const auto own = ceiling(ceilings, precision)) {
+      t.model_flop_utilization = t.achieved_flops_per_s / *own;
+      if (const auto fp32 = ceiling(ceilings, "fp32")) t.ceiling_speedup_vs_fp32 = *own / *fp32;
+    }
+    r.throughput = t;
+  }
+  r.record = std::move(record);
+  r.verdict = std::move(verdict);
+  r.engagement = std::move(engagement);
+  return r;
+}
+
+}  // namespace ampbench
