@@ -14,23 +14,23 @@
 
 namespace ampbench::gate {
 
-const char* to_string(Verdict v) {
+const char* to_string(GateVerdict v) {
   switch (v) {
-    case Verdict::Pass: return "pass";
-    case Verdict::Improvement: return "improvement";
-    case Verdict::Skipped: return "skipped";
-    case Verdict::Warning: return "warning";
-    case Verdict::Regression: return "regression";
+    case GateVerdict::Pass: return "pass";
+    case GateVerdict::Improvement: return "improvement";
+    case GateVerdict::Skipped: return "skipped";
+    case GateVerdict::Warning: return "warning";
+    case GateVerdict::Regression: return "regression";
   }
   return "pass";
 }
 
-std::size_t GateReport::count(Verdict v) const {
+std::size_t GateReport::count(GateVerdict v) const {
   return static_cast<std::size_t>(
       std::count_if(checks.begin(), checks.end(), [v](const CheckResult& c) { return c.verdict == v; }));
 }
 
-std::size_t GateReport::count(Verdict v, const std::string& check) const {
+std::size_t GateReport::count(GateVerdict v, const std::string& check) const {
   return static_cast<std::size_t>(std::count_if(checks.begin(), checks.end(), [&](const CheckResult& c) {
     return c.verdict == v && c.check == check;
   }));
@@ -71,7 +71,7 @@ std::string list_ids(const std::vector<std::string>& ids, std::size_t max_shown 
 }
 
 CheckResult skipped_row(const std::string& id, const std::string& check, const std::string& label,
-                        const std::string& detail, Verdict verdict = Verdict::Skipped) {
+                        const std::string& detail, GateVerdict verdict = GateVerdict::Skipped) {
   CheckResult r;
   r.id = id;
   r.check = check;
@@ -84,7 +84,7 @@ CheckResult skipped_row(const std::string& id, const std::string& check, const s
 // Conformance state of one case in one file.
 enum class State { Ok, Fail, Error, Skipped, Absent };
 
-State state_of(const CaseRecord* c) {
+State state_of(const ResultsCase* c) {
   if (!c) return State::Absent;
   if (c->status == "skipped") return State::Skipped;
   if (c->conforms && *c->conforms) return State::Ok;
@@ -102,7 +102,7 @@ const char* cell(State s, bool in_baseline) {
   return "";
 }
 
-std::string why(const CaseRecord& c) {
+std::string why(const ResultsCase& c) {
   std::vector<std::string> parts;
   if (!c.reason.empty()) parts.push_back(c.reason);
   for (const auto& f : c.failures) {
@@ -114,7 +114,7 @@ std::string why(const CaseRecord& c) {
   return head + ": " + join(parts, "; ");
 }
 
-CheckResult conformance_row(const std::string& id, const CaseRecord* b, const CaseRecord* c, const GateOptions& o) {
+CheckResult conformance_row(const std::string& id, const ResultsCase* b, const ResultsCase* c, const GateOptions& o) {
   CheckResult r;
   r.id = id;
   r.check = "conformance";
@@ -125,44 +125,44 @@ CheckResult conformance_row(const std::string& id, const CaseRecord* b, const Ca
   const bool c_bad = sc == State::Fail || sc == State::Error;
   const bool b_bad = sb == State::Fail || sb == State::Error;
   if (sc == State::Absent) {
-    r.verdict = o.allow_missing ? Verdict::Warning : Verdict::Regression;
+    r.verdict = o.allow_missing ? GateVerdict::Warning : GateVerdict::Regression;
     r.label = o.allow_missing ? "missing (allowed)" : "MISSING";
     r.detail = "case is in the baseline but not in the current results";
   } else if (sb == State::Absent) {
     if (c_bad) {
-      r.verdict = Verdict::Regression;
+      r.verdict = GateVerdict::Regression;
       r.label = "NEW FAILURE";
       r.detail = "new case does not conform: " + why(*c);
     } else if (sc == State::Skipped) {
-      r.verdict = Verdict::Skipped;
+      r.verdict = GateVerdict::Skipped;
       r.label = "new, skipped";
       r.detail = "new case, skipped: " + why(*c);
     } else {
-      r.verdict = Verdict::Pass;
+      r.verdict = GateVerdict::Pass;
       r.label = "new";
       r.detail = "new case, conforms";
     }
   } else if (sc == State::Ok) {
-    r.verdict = b_bad ? Verdict::Improvement : Verdict::Pass;
+    r.verdict = b_bad ? GateVerdict::Improvement : GateVerdict::Pass;
     r.label = b_bad ? "fixed" : "ok";
     r.detail = b_bad ? "conforms again (baseline: " + why(*b) + ")" : "conforms";
   } else if (sc == State::Skipped) {
     if (sb == State::Skipped) {
-      r.verdict = Verdict::Skipped;
+      r.verdict = GateVerdict::Skipped;
       r.label = "skipped";
       r.detail = "skipped in both: " + why(*c);
     } else {
-      r.verdict = o.allow_new_skips ? Verdict::Warning : Verdict::Regression;
+      r.verdict = o.allow_new_skips ? GateVerdict::Warning : GateVerdict::Regression;
       r.label = o.allow_new_skips ? "newly skipped (allowed)" : "NEWLY SKIPPED";
       r.detail = "ran in the baseline, skipped now: " + why(*c);
     }
   } else {  // current fails or errors
     if (b_bad) {
-      r.verdict = Verdict::Warning;
+      r.verdict = GateVerdict::Warning;
       r.label = "known failure";
       r.detail = "fails in the baseline too: " + why(*c);
     } else {
-      r.verdict = Verdict::Regression;
+      r.verdict = GateVerdict::Regression;
       r.label = sb == State::Skipped ? "NEW FAILURE" : "REGRESSION";
       r.detail = (sb == State::Skipped ? "skipped in the baseline, fails now: " : "conformed in the baseline, fails now: ") +
                  why(*c);
@@ -172,7 +172,7 @@ CheckResult conformance_row(const std::string& id, const CaseRecord* b, const Ca
 }
 
 // Measurement settings that make two throughput sample sets incomparable.
-std::vector<std::string> config_differences(const CaseRecord& b, const CaseRecord& c) {
+std::vector<std::string> config_differences(const ResultsCase& b, const ResultsCase& c) {
   std::vector<std::string> out;
   if (b.unit != c.unit) out.push_back("unit \"" + b.unit + "\" vs \"" + c.unit + "\"");
   if (!b.input.empty() && !c.input.empty() && b.input != c.input) {
@@ -188,7 +188,7 @@ std::vector<std::string> config_differences(const CaseRecord& b, const CaseRecor
 }
 
 // Medians and change shown for information on rows that are not judged.
-void informative_medians(CheckResult& r, const CaseRecord& b, const CaseRecord& c) {
+void informative_medians(CheckResult& r, const ResultsCase& b, const ResultsCase& c) {
   if (b.samples.empty() || c.samples.empty()) return;
   r.unit = c.unit;
   r.baseline_median = median(b.samples);
@@ -221,7 +221,7 @@ void add_sample_notices(GateReport& report) {
 }
 
 // The runs both sides measured, lined up by run index.
-CheckResult paired_row(const std::string& id, const std::string& check, const CaseRecord& b, const CaseRecord& c,
+CheckResult paired_row(const std::string& id, const std::string& check, const ResultsCase& b, const ResultsCase& c,
                        double min_effect, double alpha) {
   std::map<std::size_t, double> by_run;
   for (std::size_t i = 0; i < b.samples.size() && i < b.sample_runs.size(); ++i) by_run[b.sample_runs[i]] = b.samples[i];
@@ -233,7 +233,7 @@ CheckResult paired_row(const std::string& id, const std::string& check, const Ca
       cv.push_back(c.samples[i]);
     }
   }
-  if (bv.empty()) return skipped_row(id, check, "no pairs", "no run measured this case on both sides", Verdict::Warning);
+  if (bv.empty()) return skipped_row(id, check, "no pairs", "no run measured this case on both sides", GateVerdict::Warning);
   return compare_paired(id, check, bv, cv, min_effect, alpha, c.unit);
 }
 
@@ -260,15 +260,15 @@ void decide(CheckResult& r, double alpha) {
   // Positive "worse" means the median moved in the bad direction.
   const double worse = r.higher_is_better ? -*r.change : *r.change;
   if (significant && worse > r.min_effect) {
-    r.verdict = Verdict::Regression;
+    r.verdict = GateVerdict::Regression;
     r.label = "REGRESSION";
     r.detail = "slower: " + numbers;
   } else if (significant && -worse > r.min_effect) {
-    r.verdict = Verdict::Improvement;
+    r.verdict = GateVerdict::Improvement;
     r.label = "improved";
     r.detail = "faster: " + numbers;
   } else {
-    r.verdict = Verdict::Pass;
+    r.verdict = GateVerdict::Pass;
     r.label = "ok";
     r.detail = (significant ? "significant but within the min effect: " : "no significant change: ") + numbers;
   }
@@ -284,12 +284,12 @@ bool judged(const CheckResult& r, double alpha) {
 // warning.
 void judge(CheckResult& r, double alpha, const std::string& what, const std::string& sizes) {
   if (*r.min_attainable_p >= alpha) {
-    r.verdict = Verdict::Warning;
+    r.verdict = GateVerdict::Warning;
     r.label = "insufficient " + (what == "repetitions" ? std::string("reps") : what);
     r.detail = "insufficient " + what + ": the smallest p-value attainable with n=" + sizes + " is " +
                fmt_p(r.min_attainable_p) + " >= alpha " + fmt_number(alpha) + "; not judged (" + r.evidence + ")";
   } else if (!r.change) {
-    r.verdict = Verdict::Warning;
+    r.verdict = GateVerdict::Warning;
     r.label = "no baseline";
     r.detail = "baseline median is 0; not judged (" + r.evidence + ")";
   } else {
@@ -371,7 +371,7 @@ CheckResult compare_paired(const std::string& id, const std::string& check, cons
   }
   const std::string sizes = std::to_string(baseline.size()) + " pairs";
   if (ratios.empty()) {
-    r.verdict = Verdict::Warning;
+    r.verdict = GateVerdict::Warning;
     r.label = "no baseline";
     r.detail = "no pair has a positive throughput on both sides; not judged";
     return r;
@@ -418,8 +418,8 @@ GateReport compare_results(const ResultsFile& baseline, const ResultsFile& curre
                              "are pooled and run-to-run noise is not accounted for");
   }
 
-  std::map<std::string, const CaseRecord*> base_by_id;
-  std::map<std::string, const CaseRecord*> cur_by_id;
+  std::map<std::string, const ResultsCase*> base_by_id;
+  std::map<std::string, const ResultsCase*> cur_by_id;
   std::vector<std::string> base_ids;
   std::vector<std::string> cur_ids;
   for (const auto& c : baseline.cases) {
@@ -475,8 +475,8 @@ GateReport compare_results(const ResultsFile& baseline, const ResultsFile& curre
   for (const auto& id : ordered_ids(base_ids, cur_ids)) {
     const auto bi = base_by_id.find(id);
     const auto ci = cur_by_id.find(id);
-    const CaseRecord* b = bi == base_by_id.end() ? nullptr : bi->second;
-    const CaseRecord* c = ci == cur_by_id.end() ? nullptr : ci->second;
+    const ResultsCase* b = bi == base_by_id.end() ? nullptr : bi->second;
+    const ResultsCase* c = ci == cur_by_id.end() ? nullptr : ci->second;
     report.checks.push_back(conformance_row(id, b, c, options));
     if (!b || !c) continue;
 
@@ -498,7 +498,7 @@ GateReport compare_results(const ResultsFile& baseline, const ResultsFile& curre
       } else {
         report.checks.push_back(skipped_row(id, check, "not measured",
                                             "measured in the baseline, not in the current results",
-                                            Verdict::Warning));
+                                            GateVerdict::Warning));
       }
     } else if (!b_has) {
       report.checks.push_back(skipped_row(id, check, "no baseline", "not measured in the baseline"));
@@ -564,14 +564,14 @@ GateReport compare_gbench(const BenchFile& baseline, const BenchFile& current, c
     if (!c) {
       CheckResult r = skipped_row(id, "presence", options.allow_missing ? "missing (allowed)" : "MISSING",
                                   "benchmark is in the baseline but not in the current results",
-                                  options.allow_missing ? Verdict::Warning : Verdict::Regression);
+                                  options.allow_missing ? GateVerdict::Warning : GateVerdict::Regression);
       r.baseline = "present";
       r.current = "missing";
       report.checks.push_back(r);
       continue;
     }
     if (!b) {
-      CheckResult r = skipped_row(id, "presence", "new", "new benchmark", Verdict::Pass);
+      CheckResult r = skipped_row(id, "presence", "new", "new benchmark", GateVerdict::Pass);
       r.baseline = "-";
       r.current = "present";
       report.checks.push_back(r);
@@ -590,7 +590,7 @@ GateReport compare_gbench(const BenchFile& baseline, const BenchFile& current, c
       report.checks.push_back(skipped_row(id, check, "ERROR",
                                           "no successful repetition in the current results (" +
                                               std::to_string(c->errors) + " errored)",
-                                          Verdict::Regression));
+                                          GateVerdict::Regression));
       continue;
     }
     if (b->entries.empty()) {
@@ -620,7 +620,7 @@ GateReport compare_gbench(const BenchFile& baseline, const BenchFile& current, c
     extract(c, cv);
     if (missing_metric) {
       report.checks.push_back(skipped_row(id, check, "no metric", "items_per_second is not reported by every repetition",
-                                          Verdict::Warning));
+                                          GateVerdict::Warning));
       continue;
     }
     const bool higher = metric == BenchMetric::ItemsPerSecond;

@@ -13,7 +13,7 @@
 namespace ampbench::gate {
 
 // Order matters only for sorting by severity (Regression is the worst).
-enum class Verdict {
+enum class GateVerdict {
   Pass,         // as good as the baseline (or new and fine)
   Improvement,  // significantly faster, or a failing case that now conforms
   Skipped,      // not compared: skipped case, env mismatch, not measured
@@ -22,7 +22,7 @@ enum class Verdict {
   Regression,   // fails the gate (exit status 1)
 };
 
-const char* to_string(Verdict v);  // "pass", "improvement", "skipped", "warning", "regression"
+const char* to_string(GateVerdict v);  // "pass", "improvement", "skipped", "warning", "regression"
 
 // How the throughput rows of one report share alpha.
 enum class Correction {
@@ -51,7 +51,7 @@ struct CheckResult {
   std::string check;  // "conformance", "throughput"; Google Benchmark: the
                       // metric ("real_time", "cpu_time", "items_per_second")
                       // or "presence" for missing/new benchmarks
-  Verdict verdict = Verdict::Pass;
+  GateVerdict verdict = GateVerdict::Pass;
   std::string label;     // short text for the verdict column ("ok", "REGRESSION", ...)
   std::string baseline;  // cell text
   std::string current;   // cell text
@@ -86,9 +86,9 @@ struct GateReport {
   std::size_t current_runs = 1;
   bool run_medians = false;       // throughput observations: per-run medians, not repetitions
 
-  std::size_t count(Verdict v) const;
-  std::size_t count(Verdict v, const std::string& check) const;
-  bool passed() const { return count(Verdict::Regression) == 0; }
+  std::size_t count(GateVerdict v) const;
+  std::size_t count(GateVerdict v, const std::string& check) const;
+  bool passed() const { return count(GateVerdict::Regression) == 0; }
   int exit_code() const { return passed() ? 0 : 1; }
 };
 

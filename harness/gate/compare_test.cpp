@@ -40,10 +40,10 @@ TEST(CompareThroughput, IdenticalSamplesPass) {
   const json doc = make_results({make_case(kId, noisy(1000, 0.01, 10, 1))});
   const GateReport r = compare_docs(doc, doc);
   const CheckResult& t = find(r, kId, "throughput");
-  EXPECT_EQ(t.verdict, Verdict::Pass);
+  EXPECT_EQ(t.verdict, GateVerdict::Pass);
   EXPECT_DOUBLE_EQ(*t.change, 0.0);
   EXPECT_DOUBLE_EQ(*t.p_value, 1.0);
-  EXPECT_EQ(find(r, kId, "conformance").verdict, Verdict::Pass);
+  EXPECT_EQ(find(r, kId, "conformance").verdict, GateVerdict::Pass);
   EXPECT_TRUE(r.passed());
   EXPECT_EQ(r.exit_code(), 0);
 }
@@ -52,7 +52,7 @@ TEST(CompareThroughput, TenPercentSlowdownIsARegression) {
   const GateReport r = compare_docs(make_results({make_case(kId, noisy(1000, 0.01, 10, 1))}),
                                     make_results({make_case(kId, noisy(900, 0.01, 10, 2))}));
   const CheckResult& t = find(r, kId, "throughput");
-  EXPECT_EQ(t.verdict, Verdict::Regression);
+  EXPECT_EQ(t.verdict, GateVerdict::Regression);
   EXPECT_NEAR(*t.change, -0.10, 0.02);
   EXPECT_LT(*t.p_value, 0.001);
   EXPECT_EQ(t.n_baseline, 10u);
@@ -68,7 +68,7 @@ TEST(CompareThroughput, TwoPercentChangeIsBelowTheMinimumEffect) {
                                     make_results({make_case(kId, noisy(980, 0.005, 10, 2))}));
   const CheckResult& t = find(r, kId, "throughput");
   EXPECT_LT(*t.p_value, 0.05);
-  EXPECT_EQ(t.verdict, Verdict::Pass);
+  EXPECT_EQ(t.verdict, GateVerdict::Pass);
   EXPECT_NE(t.detail.find("within the min effect"), std::string::npos);
   EXPECT_TRUE(r.passed());
 }
@@ -78,13 +78,13 @@ TEST(CompareThroughput, LargeButNoisyChangeIsNotSignificant) {
                                     make_results({make_case(kId, {1300, 500, 950, 650, 1150, 850})}));
   const CheckResult& t = find(r, kId, "throughput");
   EXPECT_GT(*t.p_value, 0.05);
-  EXPECT_EQ(t.verdict, Verdict::Pass);
+  EXPECT_EQ(t.verdict, GateVerdict::Pass);
 }
 
 TEST(CompareThroughput, SpeedupIsAnImprovement) {
   const GateReport r = compare_docs(make_results({make_case(kId, noisy(1000, 0.01, 10, 1))}),
                                     make_results({make_case(kId, noisy(1500, 0.01, 10, 2))}));
-  EXPECT_EQ(find(r, kId, "throughput").verdict, Verdict::Improvement);
+  EXPECT_EQ(find(r, kId, "throughput").verdict, GateVerdict::Improvement);
   EXPECT_TRUE(r.passed());
 }
 
@@ -92,7 +92,7 @@ TEST(CompareThroughput, TooFewRepetitionsIsAWarningNotARegression) {
   const GateReport r = compare_docs(make_results({make_case(kId, {1000, 1001, 1002})}),
                                     make_results({make_case(kId, {500, 501, 502})}));
   const CheckResult& t = find(r, kId, "throughput");
-  EXPECT_EQ(t.verdict, Verdict::Warning);
+  EXPECT_EQ(t.verdict, GateVerdict::Warning);
   EXPECT_EQ(t.label, "insufficient reps");
   EXPECT_NEAR(*t.min_attainable_p, 0.1, 1e-12);
   EXPECT_NE(t.detail.find("insufficient repetitions"), std::string::npos);
@@ -104,7 +104,7 @@ TEST(CompareThroughput, TooFewRepetitionsIsAWarningNotARegression) {
 TEST(CompareThroughput, FourRepetitionsAreEnough) {
   const GateReport r = compare_docs(make_results({make_case(kId, {1000, 1001, 1002, 1003})}),
                                     make_results({make_case(kId, {500, 501, 502, 503})}));
-  EXPECT_EQ(find(r, kId, "throughput").verdict, Verdict::Regression);
+  EXPECT_EQ(find(r, kId, "throughput").verdict, GateVerdict::Regression);
 }
 
 TEST(CompareThroughput, MinEffectPrecedence) {
@@ -114,18 +114,18 @@ TEST(CompareThroughput, MinEffectPrecedence) {
                            make_case("c", noisy(920, 0.005, 10, 6))});
   // ~8% slower everywhere: a regression at 5%...
   GateReport r = compare_docs(base, cur);
-  EXPECT_EQ(r.count(Verdict::Regression, "throughput"), 3u);
+  EXPECT_EQ(r.count(GateVerdict::Regression, "throughput"), 3u);
   // ...not with --min-effect 0.1...
   GateOptions loose;
   loose.min_effect = 0.10;
-  EXPECT_EQ(compare_docs(base, cur, loose).count(Verdict::Regression), 0u);
+  EXPECT_EQ(compare_docs(base, cur, loose).count(GateVerdict::Regression), 0u);
   // ...the suite-level "gate" beats the option, and a case's "gate" beats both.
   cur["gate"] = {{"min_effect", 0.10}};
   cur["cases"][1]["gate"] = {{"min_effect", 0.02}};
   r = compare_docs(base, cur);
-  EXPECT_EQ(find(r, "a", "throughput").verdict, Verdict::Pass);
+  EXPECT_EQ(find(r, "a", "throughput").verdict, GateVerdict::Pass);
   EXPECT_EQ(find(r, "a", "throughput").min_effect, 0.10);
-  EXPECT_EQ(find(r, "b", "throughput").verdict, Verdict::Regression);
+  EXPECT_EQ(find(r, "b", "throughput").verdict, GateVerdict::Regression);
   EXPECT_EQ(find(r, "b", "throughput").min_effect, 0.02);
 }
 
@@ -134,14 +134,14 @@ TEST(CompareThroughput, DifferentMeasurementSettingsAreNotCompared) {
   cur["cases"][0]["throughput"]["input"] = "host";
   const GateReport r = compare_docs(make_results({make_case(kId, noisy(1000, 0.01, 10, 1))}), cur);
   const CheckResult& t = find(r, kId, "throughput");
-  EXPECT_EQ(t.verdict, Verdict::Skipped);
+  EXPECT_EQ(t.verdict, GateVerdict::Skipped);
   EXPECT_NE(t.detail.find("input \"cached\" vs \"host\""), std::string::npos);
 }
 
 TEST(CompareThroughput, NoLongerMeasuredIsAWarning) {
   const GateReport r = compare_docs(make_results({make_case(kId, noisy(1000, 0.01, 10, 1))}),
                                     make_results({make_case(kId)}));
-  EXPECT_EQ(find(r, kId, "throughput").verdict, Verdict::Warning);
+  EXPECT_EQ(find(r, kId, "throughput").verdict, GateVerdict::Warning);
   // Neither measured: no throughput row at all.
   const GateReport none = compare_docs(make_results({make_case(kId)}), make_results({make_case(kId)}));
   EXPECT_FALSE(has_row(none, kId, "throughput"));
@@ -152,7 +152,7 @@ TEST(CompareConformance, ConformingToFailingIsARegression) {
   cur["cases"][0]["check"] = {{"failures", {"param_rel_l2 0.31 > 0.02"}}};
   const GateReport r = compare_docs(make_results({make_case(kId)}), cur);
   const CheckResult& c = find(r, kId, "conformance");
-  EXPECT_EQ(c.verdict, Verdict::Regression);
+  EXPECT_EQ(c.verdict, GateVerdict::Regression);
   EXPECT_EQ(c.baseline, "ok");
   EXPECT_EQ(c.current, "FAIL");
   EXPECT_NE(c.detail.find("param_rel_l2 0.31 > 0.02"), std::string::npos);
@@ -161,14 +161,14 @@ TEST(CompareConformance, ConformingToFailingIsARegression) {
 
 TEST(CompareConformance, ErrorIsARegression) {
   const GateReport r = compare_docs(make_results({make_case(kId)}), make_results({make_case(kId, {}, "error", false)}));
-  EXPECT_EQ(find(r, kId, "conformance").verdict, Verdict::Regression);
+  EXPECT_EQ(find(r, kId, "conformance").verdict, GateVerdict::Regression);
   EXPECT_EQ(find(r, kId, "conformance").current, "ERROR");
 }
 
 TEST(CompareConformance, NegativeControlThatFailsConforms) {
   // status "fail" + conforms true (an expected failure) is fine.
   const json doc = make_results({make_case("neg", {}, "fail", true)});
-  EXPECT_EQ(find(compare_docs(doc, doc), "neg", "conformance").verdict, Verdict::Pass);
+  EXPECT_EQ(find(compare_docs(doc, doc), "neg", "conformance").verdict, GateVerdict::Pass);
 }
 
 TEST(CompareConformance, NegativeControlThatStopsFailingIsARegression) {
@@ -177,7 +177,7 @@ TEST(CompareConformance, NegativeControlThatStopsFailingIsARegression) {
   json now = make_case("neg", {}, "pass", false);
   now["expect"] = "fail";
   const GateReport r = compare_docs(make_results({neg}), make_results({now}));
-  EXPECT_EQ(find(r, "neg", "conformance").verdict, Verdict::Regression);
+  EXPECT_EQ(find(r, "neg", "conformance").verdict, GateVerdict::Regression);
   EXPECT_NE(find(r, "neg", "conformance").detail.find("status \"pass\" (expected \"fail\")"), std::string::npos)
       << find(r, "neg", "conformance").detail;
 }
@@ -186,10 +186,10 @@ TEST(CompareConformance, KnownFailureAndFix) {
   const json failing = make_results({make_case(kId, {}, "fail", false)});
   const json passing = make_results({make_case(kId)});
   const GateReport known = compare_docs(failing, failing);
-  EXPECT_EQ(find(known, kId, "conformance").verdict, Verdict::Warning);
+  EXPECT_EQ(find(known, kId, "conformance").verdict, GateVerdict::Warning);
   EXPECT_EQ(find(known, kId, "conformance").label, "known failure");
   EXPECT_TRUE(known.passed());
-  EXPECT_EQ(find(compare_docs(failing, passing), kId, "conformance").verdict, Verdict::Improvement);
+  EXPECT_EQ(find(compare_docs(failing, passing), kId, "conformance").verdict, GateVerdict::Improvement);
 }
 
 TEST(CompareConformance, MissingCaseIsARegressionByDefault) {
@@ -197,13 +197,13 @@ TEST(CompareConformance, MissingCaseIsARegressionByDefault) {
   const json cur = make_results({make_case("a")});
   const GateReport r = compare_docs(base, cur);
   const CheckResult& c = find(r, "b", "conformance");
-  EXPECT_EQ(c.verdict, Verdict::Regression);
+  EXPECT_EQ(c.verdict, GateVerdict::Regression);
   EXPECT_EQ(c.current, "missing");
   EXPECT_EQ(r.exit_code(), 1);
   GateOptions o;
   o.allow_missing = true;
   const GateReport allowed = compare_docs(base, cur, o);
-  EXPECT_EQ(find(allowed, "b", "conformance").verdict, Verdict::Warning);
+  EXPECT_EQ(find(allowed, "b", "conformance").verdict, GateVerdict::Warning);
   EXPECT_TRUE(allowed.passed());
 }
 
@@ -212,10 +212,10 @@ TEST(CompareConformance, NewlySkippedIsARegressionByDefault) {
   const json cur = make_results({make_case(kId, {}, "skipped")});
   const GateReport r = compare_docs(base, cur);
   const CheckResult& c = find(r, kId, "conformance");
-  EXPECT_EQ(c.verdict, Verdict::Regression);
+  EXPECT_EQ(c.verdict, GateVerdict::Regression);
   EXPECT_EQ(c.label, "NEWLY SKIPPED");
   EXPECT_NE(c.detail.find("reason for skipped"), std::string::npos);
-  EXPECT_EQ(find(r, kId, "throughput").verdict, Verdict::Skipped);
+  EXPECT_EQ(find(r, kId, "throughput").verdict, GateVerdict::Skipped);
   GateOptions o;
   o.allow_new_skips = true;
   EXPECT_TRUE(compare_docs(base, cur, o).passed());
@@ -229,7 +229,7 @@ TEST(CompareConformance, NewCases) {
   EXPECT_EQ(find(ok, "new", "conformance").label, "new");
   EXPECT_TRUE(ok.passed());
   const GateReport bad = compare_docs(base, make_results({make_case("a"), make_case("new", {}, "fail", false)}));
-  EXPECT_EQ(find(bad, "new", "conformance").verdict, Verdict::Regression);
+  EXPECT_EQ(find(bad, "new", "conformance").verdict, GateVerdict::Regression);
   EXPECT_EQ(find(bad, "new", "conformance").label, "NEW FAILURE");
 }
 
@@ -252,7 +252,7 @@ TEST(CompareEnv, MismatchSkipsThroughputWithANotice) {
   ASSERT_EQ(r.env_differences.size(), 1u);
   EXPECT_TRUE(notice_contains(r, "gpu_name: \"NVIDIA H200\" vs \"NVIDIA A100\""));
   EXPECT_TRUE(notice_contains(r, "throughput not compared"));
-  EXPECT_EQ(find(r, kId, "throughput").verdict, Verdict::Skipped);
+  EXPECT_EQ(find(r, kId, "throughput").verdict, GateVerdict::Skipped);
   EXPECT_EQ(find(r, kId, "throughput").label, "env mismatch");
   EXPECT_NEAR(*find(r, kId, "throughput").change, -0.5, 0.02);  // shown, not judged
   EXPECT_FALSE(find(r, kId, "throughput").p_value.has_value());
@@ -267,13 +267,13 @@ TEST(CompareEnv, AllowEnvMismatchCompares) {
   const GateReport r = compare_docs(base, cur, o);
   EXPECT_TRUE(r.throughput_compared);
   EXPECT_TRUE(notice_contains(r, "cpu_model"));
-  EXPECT_EQ(find(r, kId, "throughput").verdict, Verdict::Regression);
+  EXPECT_EQ(find(r, kId, "throughput").verdict, GateVerdict::Regression);
 }
 
 TEST(CompareEnv, ConformanceIsComparedDespiteMismatch) {
   const json base = make_results({make_case(kId)}, make_env("cpu", "none", "CPU A"));
   const json cur = make_results({make_case(kId, {}, "fail", false)}, make_env("cpu", "none", "CPU B"));
-  EXPECT_EQ(find(compare_docs(base, cur), kId, "conformance").verdict, Verdict::Regression);
+  EXPECT_EQ(find(compare_docs(base, cur), kId, "conformance").verdict, GateVerdict::Regression);
 }
 
 TEST(CompareFiles, IncompleteCurrentIsRefusedUnlessAllowed) {

@@ -45,7 +45,7 @@ int run_gate(const GateCommand& cmd, std::ostream& out, std::ostream& err) {
     if (!cmd.junit.empty()) write_file_atomic(cmd.junit, junit_report(report));
     if (report.exit_code() == 0) return kGateOk;
     // Exit 1 says why on stderr too (the table above went to stdout).
-    err << "ampbench gate: error: " << report.count(Verdict::Regression)
+    err << "ampbench gate: error: " << report.count(GateVerdict::Regression)
         << " regression(s) against the baseline; see the rows marked above\n";
     return kGateRegression;
   } catch (const GateInputError& e) {

@@ -56,16 +56,16 @@ TEST(GoogleBenchmark, RealTimeSlowdownIsARegression) {
   EXPECT_EQ(fast.check, "real_time");
   EXPECT_FALSE(fast.higher_is_better);
   EXPECT_EQ(fast.n_baseline, 10u);  // aggregates ignored
-  EXPECT_EQ(fast.verdict, Verdict::Regression);
+  EXPECT_EQ(fast.verdict, GateVerdict::Regression);
   EXPECT_NEAR(*fast.change, 0.12, 0.02);
-  EXPECT_EQ(row(r, "BM_same").verdict, Verdict::Pass);
+  EXPECT_EQ(row(r, "BM_same").verdict, GateVerdict::Pass);
   EXPECT_EQ(r.exit_code(), 1);
 }
 
 TEST(GoogleBenchmark, LowerTimeIsAnImprovement) {
   const BenchFile base = parse_gbench(make_gbench({gbench_entries("BM", noisy(100, 0.01, 9, 1))}), "b.json");
   const BenchFile cur = parse_gbench(make_gbench({gbench_entries("BM", noisy(80, 0.01, 9, 2))}), "c.json");
-  EXPECT_EQ(row(compare_gbench(base, cur, GateOptions{}), "BM").verdict, Verdict::Improvement);
+  EXPECT_EQ(row(compare_gbench(base, cur, GateOptions{}), "BM").verdict, GateVerdict::Improvement);
 }
 
 TEST(GoogleBenchmark, ItemsPerSecondHigherIsBetter) {
@@ -76,7 +76,7 @@ TEST(GoogleBenchmark, ItemsPerSecondHigherIsBetter) {
   EXPECT_EQ(c.check, "items_per_second");
   EXPECT_TRUE(c.higher_is_better);
   EXPECT_LT(*c.change, -0.1);  // fewer items per second
-  EXPECT_EQ(c.verdict, Verdict::Regression);
+  EXPECT_EQ(c.verdict, GateVerdict::Regression);
   GateOptions cpu;
   cpu.metric = BenchMetric::CpuTime;
   EXPECT_EQ(row(compare_gbench(base, cur, cpu), "BM").check, "cpu_time");
@@ -87,7 +87,7 @@ TEST(GoogleBenchmark, MissingBenchmarkAndNoCommonNames) {
       make_gbench({gbench_entries("BM_a", {1, 2, 3, 4}), gbench_entries("BM_b", {1, 2, 3, 4})}), "b.json");
   const BenchFile cur = parse_gbench(make_gbench({gbench_entries("BM_a", {1, 2, 3, 4})}), "c.json");
   const GateReport r = compare_gbench(base, cur, GateOptions{});
-  EXPECT_EQ(row(r, "BM_b").verdict, Verdict::Regression);
+  EXPECT_EQ(row(r, "BM_b").verdict, GateVerdict::Regression);
   EXPECT_EQ(row(r, "BM_b").check, "presence");
   const BenchFile other = parse_gbench(make_gbench({gbench_entries("BM_z", {1, 2, 3, 4})}), "o.json");
   EXPECT_THROW(compare_gbench(base, other, GateOptions{}), GateInputError);
@@ -98,12 +98,12 @@ TEST(GoogleBenchmark, ContextMismatchSkipsUnlessAllowed) {
   const BenchFile cur = parse_gbench(
       make_gbench({gbench_entries("BM", noisy(150, 0.01, 10, 2))}, {{"library_build_type", "debug"}}), "c.json");
   const GateReport r = compare_gbench(base, cur, GateOptions{});
-  EXPECT_EQ(row(r, "BM").verdict, Verdict::Skipped);
+  EXPECT_EQ(row(r, "BM").verdict, GateVerdict::Skipped);
   ASSERT_EQ(r.env_differences.size(), 1u);
   EXPECT_NE(r.env_differences[0].find("library_build_type"), std::string::npos);
   GateOptions o;
   o.allow_env_mismatch = true;
-  EXPECT_EQ(row(compare_gbench(base, cur, o), "BM").verdict, Verdict::Regression);
+  EXPECT_EQ(row(compare_gbench(base, cur, o), "BM").verdict, GateVerdict::Regression);
 }
 
 }  // namespace

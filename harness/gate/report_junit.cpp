@@ -79,8 +79,8 @@ std::string junit_report(const GateReport& r) {
   std::size_t failures = 0;
   std::size_t skipped = 0;
   for (const auto& c : r.checks) {
-    if (c.verdict == Verdict::Regression) ++failures;
-    if (c.verdict == Verdict::Skipped || c.verdict == Verdict::Warning) ++skipped;
+    if (c.verdict == GateVerdict::Regression) ++failures;
+    if (c.verdict == GateVerdict::Skipped || c.verdict == GateVerdict::Warning) ++skipped;
   }
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += "<testsuite" + attr("name", "ampbench gate") + attr("tests", std::to_string(r.checks.size())) +
@@ -100,20 +100,20 @@ std::string junit_report(const GateReport& r) {
   for (const auto& c : r.checks) {
     out += "  <testcase" + attr("classname", c.id) + attr("name", c.check) + attr("time", "0");
     switch (c.verdict) {
-      case Verdict::Regression:
+      case GateVerdict::Regression:
         out += ">\n    <failure" + attr("message", c.label + ": " + c.detail) + attr("type", "regression") + ">" +
                xml_text(failure_body(c)) + "</failure>\n  </testcase>\n";
         break;
-      case Verdict::Warning:
+      case GateVerdict::Warning:
         out += ">\n    <skipped" + attr("message", "warning: " + c.label + ": " + c.detail) + "/>\n  </testcase>\n";
         break;
-      case Verdict::Skipped:
+      case GateVerdict::Skipped:
         out += ">\n    <skipped" + attr("message", c.label + ": " + c.detail) + "/>\n  </testcase>\n";
         break;
-      case Verdict::Improvement:
+      case GateVerdict::Improvement:
         out += ">\n    <system-out>" + xml_text(c.label + ": " + c.detail) + "</system-out>\n  </testcase>\n";
         break;
-      case Verdict::Pass:
+      case GateVerdict::Pass:
         out += "/>\n";
         break;
     }

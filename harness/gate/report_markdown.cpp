@@ -31,11 +31,11 @@ std::string code(const std::string& s) {
 
 std::string verdict_cell(const CheckResult& c) {
   switch (c.verdict) {
-    case Verdict::Regression: return "❌ **" + md_cell(c.label) + "**";
-    case Verdict::Warning: return "⚠️ " + md_cell(c.label);
-    case Verdict::Improvement: return "🚀 " + md_cell(c.label);
-    case Verdict::Skipped: return "⏭️ " + md_cell(c.label);
-    case Verdict::Pass: return "✅ " + md_cell(c.label);
+    case GateVerdict::Regression: return "❌ **" + md_cell(c.label) + "**";
+    case GateVerdict::Warning: return "⚠️ " + md_cell(c.label);
+    case GateVerdict::Improvement: return "🚀 " + md_cell(c.label);
+    case GateVerdict::Skipped: return "⏭️ " + md_cell(c.label);
+    case GateVerdict::Pass: return "✅ " + md_cell(c.label);
   }
   return md_cell(c.label);
 }
@@ -44,7 +44,7 @@ void table(std::string& out, const GateReport& r, bool problems_only, bool with_
   out += "| case | check | baseline | current | change | p-value | verdict |";
   out += with_detail ? " detail |\n|---|---|---|---|---:|---:|---|---|\n" : "\n|---|---|---|---|---:|---:|---|\n";
   for (const auto& c : r.checks) {
-    if (problems_only && c.verdict != Verdict::Regression && c.verdict != Verdict::Warning) continue;
+    if (problems_only && c.verdict != GateVerdict::Regression && c.verdict != GateVerdict::Warning) continue;
     out += "| " + md_cell(c.id) + " | " + md_cell(c.check) + " | " + md_cell(c.baseline) + " | " +
            md_cell(c.current) + " | " + fmt_percent(c.change) + " | " + fmt_p(c.p_value) + " | " + verdict_cell(c) +
            " |";
@@ -68,7 +68,7 @@ std::string markdown_report(const GateReport& r) {
          fmt_number(r.options.alpha) + ", min effect " + fmt_percent(r.options.min_effect).substr(1) + ".\n\n";
   for (const auto& n : r.notices) out += "- " + md_cell(n) + "\n";
   if (!r.notices.empty()) out += "\n";
-  if (r.count(Verdict::Regression) + r.count(Verdict::Warning) > 0) {
+  if (r.count(GateVerdict::Regression) + r.count(GateVerdict::Warning) > 0) {
     out += "#### Regressions and warnings\n\n";
     table(out, r, true, true);
     out += "\n";

@@ -132,7 +132,7 @@ TEST(JunitReport, WellFormedWithOneTestcasePerCaseAndCheck) {
   EXPECT_EQ(count(els, "testcase"), r.checks.size());
   EXPECT_EQ(els[0].attrs.at("tests"), std::to_string(r.checks.size()));
   // Regressions: a's throughput, the nasty case's conformance, "gone".
-  EXPECT_EQ(r.count(Verdict::Regression), 3u);
+  EXPECT_EQ(r.count(GateVerdict::Regression), 3u);
   EXPECT_EQ(count(els, "failure"), 3u);
   EXPECT_EQ(els[0].attrs.at("failures"), "3");
   bool saw_nasty = false;

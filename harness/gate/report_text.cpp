@@ -7,21 +7,21 @@
 namespace ampbench::gate {
 
 std::string summary_line(const GateReport& r) {
-  const std::size_t reg = r.count(Verdict::Regression);
+  const std::size_t reg = r.count(GateVerdict::Regression);
   std::string parts;
   auto add = [&parts](std::size_t n, const char* one, const char* many) {
     if (n == 0) return;
     parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + (n == 1 ? one : many);
   };
   add(reg, "regression", "regressions");
-  add(r.count(Verdict::Warning), "warning", "warnings");
-  add(r.count(Verdict::Improvement), "improvement", "improvements");
-  add(r.count(Verdict::Skipped), "skipped", "skipped");
-  add(r.count(Verdict::Pass), "ok", "ok");
+  add(r.count(GateVerdict::Warning), "warning", "warnings");
+  add(r.count(GateVerdict::Improvement), "improvement", "improvements");
+  add(r.count(GateVerdict::Skipped), "skipped", "skipped");
+  add(r.count(GateVerdict::Pass), "ok", "ok");
   std::string line = std::string("gate: ") + (reg ? "FAIL" : "PASS") + ": " + std::to_string(r.checks.size()) +
                      " checks (" + parts + ")";
   if (reg) {
-    const std::size_t conf = r.count(Verdict::Regression, "conformance");
+    const std::size_t conf = r.count(GateVerdict::Regression, "conformance");
     line += "; regressions: " + std::to_string(conf) + " conformance, " + std::to_string(reg - conf) + " performance";
   }
   return line;
@@ -72,7 +72,7 @@ void write_text_report(const GateReport& r, std::ostream& out) {
 
   bool any = false;
   for (const auto& c : r.checks) {
-    if (c.verdict != Verdict::Regression && c.verdict != Verdict::Warning && c.verdict != Verdict::Improvement) continue;
+    if (c.verdict != GateVerdict::Regression && c.verdict != GateVerdict::Warning && c.verdict != GateVerdict::Improvement) continue;
     if (!any) out << "\n";
     any = true;
     out << c.label << ": " << c.id << " [" << c.check << "]: " << c.detail << "\n";

@@ -128,7 +128,7 @@ ResultsFile parse_results(const json& doc, const std::string& path) {
     const json& c = cases[i];
     std::string where = "cases[" + std::to_string(i) + "]";
     if (!c.is_object()) fail(path, where, std::string("must be an object, got ") + type_name(c));
-    CaseRecord rec;
+    ResultsCase rec;
     rec.id = require_string(c, "id", path, where);
     where += " (id \"" + rec.id + "\")";
     if (!seen.insert(rec.id).second) fail(path, where, "duplicate case id");

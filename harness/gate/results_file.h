@@ -37,7 +37,7 @@ nlohmann::json read_json_file(const std::string& path);
 InputKind detect_kind(const nlohmann::json& doc);
 
 // One case of a results file, reduced to what the gate reads.
-struct CaseRecord {
+struct ResultsCase {
   std::string id;
   std::string status;              // pass|fail|skipped|error
   std::string expect = "pass";     // "expect" (absent -> "pass")
@@ -62,7 +62,7 @@ struct ResultsFile {
   bool complete = true;                     // "complete" (absent -> true)
   std::map<std::string, std::string> env;   // env values as text ("none" when absent)
   std::optional<double> suite_min_effect;   // top-level "gate": {"min_effect": x}
-  std::vector<CaseRecord> cases;            // file order
+  std::vector<ResultsCase> cases;            // file order
   nlohmann::json doc;                       // the whole document (first run's after merge_runs)
   std::size_t runs = 1;                     // results files merged into this one (gate/run_set.h)
   bool run_medians = false;                 // samples are per-run medians, not repetitions

@@ -10,20 +10,20 @@ namespace {
 
 // Which run's record speaks for a case: the worst outcome wins, so a failure
 // in any run of the current side cannot hide behind the others.
-int severity(const CaseRecord& c) {
+int severity(const ResultsCase& c) {
   if (c.status == "skipped") return 0;
   if (c.conforms && *c.conforms) return 1;
   return c.status == "error" ? 3 : 2;
 }
 
-std::string settings_of(const CaseRecord& c) {
+std::string settings_of(const ResultsCase& c) {
   return "unit \"" + c.unit + "\", input \"" + c.input + "\", batch_size " +
          (c.batch_size ? std::to_string(*c.batch_size) : "-") + ", world_size " +
          (c.world_size ? std::to_string(*c.world_size) : "-");
 }
 
 struct MergedCase {
-  CaseRecord record;               // the worst run's record, samples replaced
+  ResultsCase record;               // the worst run's record, samples replaced
   std::size_t worst_count = 1;     // runs with that same severity
   std::string settings_from;       // path whose throughput settings we hold
   std::vector<double> samples;     // per-run medians or pooled repetitions

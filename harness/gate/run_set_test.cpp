@@ -14,7 +14,7 @@ ResultsFile run(const std::string& path, const std::vector<json>& cases, const j
   return parse_results(make_results(cases, env), path);
 }
 
-const CaseRecord& find(const ResultsFile& r, const std::string& id) {
+const ResultsCase& find(const ResultsFile& r, const std::string& id) {
   for (const auto& c : r.cases) {
     if (c.id == id) return c;
   }
@@ -47,7 +47,7 @@ TEST(RunSet, TheWorstRunSpeaksForConformance) {
                                          run("r2", {make_case("a", {1, 2}, "fail", false), make_case("b")}),
                                          run("r3", {make_case("a", {1, 2}), make_case("b", {}, "error", false)})},
                                         true);
-  const CaseRecord& a = find(merged, "a");
+  const ResultsCase& a = find(merged, "a");
   EXPECT_EQ(a.status, "fail");
   EXPECT_EQ(a.reason, "in 1 of 3 runs: reason for fail");
   EXPECT_EQ(a.samples.size(), 3u);  // the failing run's throughput still counts
