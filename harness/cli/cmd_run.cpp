@@ -35,6 +35,8 @@
 
 namespace ampbench::cli {
 
+static_assert(kExitRendezvous == distributed::kExitLostPeers, "ranks and their launcher agree on exit code 3");
+
 std::string resolve_device(const std::string& requested) {
   if (requested == "auto") return torch::cuda::is_available() ? "cuda" : "cpu";
   if (requested == "cuda" && !torch::cuda::is_available())
@@ -123,229 +125,223 @@ void print_fp32_warnings(std::ostream& out, const nlohmann::json& env) {
 
 }  // namespace
 
-// Runs argv[0] (no shell: a shell would fork the real program as a
-// grandchild, which PR_SET_PDEATHSIG does not reach) in `cwd`, as a child
-// that dies with this process: a report must not go on being built for a
-// run that was stopped. Returns its exit status, -1 if it did not exit.
-int run_dying_with_us(const std::vector<std::string>& argv, const std::string& cwd) {
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  std::cout << std::flush;
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    distributed::die_with_parent(parent);
-    if (::chdir(cwd.c_str()) != 0) _exit(127);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return -1;
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+namespace {
 
-// The report is Python (reports/); a failure there never loses the results.
-bool make_report(const std::vector<std::string>& results_paths, const std::string& report_dir) {
-  const char* python = std::getenv("AMPBENCH_PYTHON");
-  const std::string py = python ? python : build_info::default_python();
-  std::vector<std::string> argv = {py, "-m", "reports"};
-  for (const std::string& p : results_paths) argv.push_back(std::filesystem::absolute(p).string());
-  argv.insert(argv.end(), {"--out", std::filesystem::absolute(report_dir).string()});
-  std::string cmd;  // for the message
-  for (const std::string& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
-  if (run_dying_with_us(argv, build_info::source_dir()) == 0) {
-    std::cout << "report:  " << report_dir << "/index.html\n";
-    return true;
-  }
-  std::cerr << "ampbench: warning: the report step failed (results are intact): " << cmd << "\n";
-  return false;
-}
-
-int run_suite(const RunArgs& args) {
+// What a run will do, decided before any case runs: every input and output
+// checked (std::invalid_argument: exit 2).
+struct RunPlan {
   std::string device;
   Suite suite;
-  try {
-    device = resolve_device(args.device);
-    suite = load_suite(args.suite.empty() ? (device == "cuda" ? "conformance" : "smoke") : args.suite, device);
-  } catch (const std::exception& e) {
-    std::cerr << "ampbench run: error: " << e.what() << "\n";
-    return kExitUsage;
-  }
   std::vector<CaseSpec> cases;
-  try {
-    cases = select_cases(suite, args.filter);
-  } catch (const std::exception& e) {
-    std::cerr << "ampbench run: error: " << e.what() << "\n";
-    return kExitUsage;
-  }
-  if (args.seed)
-    for (CaseSpec& c : cases) c.seed = *args.seed;
-  if (args.no_mkldnn) at::globalContext().setUserEnabledMkldnn(false);
-  if (cases.empty()) {
-    std::cerr << "ampbench run: error: --filter '" << shown_filter(args.filter) << "' matches no case of suite " << suite.name << "\n";
-    return kExitUsage;
-  }
-  std::string out_dir = args.out_dir.empty() ? default_out_dir(suite.name, device) : args.out_dir;
+  std::optional<distributed::RankEnv> rank_env;  // set: this process is one rank of several
+  std::string out_dir;    // where this process writes (a staging folder with --overwrite)
+  std::string final_out;  // where the finished run lands
+  bool staged = false;
 
+  bool rank0() const { return !rank_env || rank_env->rank == 0; }
+  std::string results_path() const {
+    return rank0() ? out_dir + "/results.json" : out_dir + "/rank" + std::to_string(rank_env->rank) + "/results.json";
+  }
+  std::string final_results_path() const { return staged ? final_out + "/results.json" : results_path(); }
+};
+
+RunPlan plan_run(const RunArgs& args) {
+  RunPlan plan;
+  plan.device = resolve_device(args.device);
+  plan.suite = load_suite(args.suite.empty() ? (plan.device == "cuda" ? "conformance" : "smoke") : args.suite,
+                          plan.device);
+  plan.cases = select_cases(plan.suite, args.filter);
+  if (args.seed)
+    for (CaseSpec& c : plan.cases) c.seed = *args.seed;
+  if (plan.cases.empty())
+    throw std::invalid_argument("--filter '" + shown_filter(args.filter) + "' matches no case of suite " +
+                                plan.suite.name);
+  plan.out_dir = args.out_dir.empty() ? default_out_dir(plan.suite.name, plan.device) : args.out_dir;
   // Distributed: --nproc N starts N ranks of this very command; a process
   // started with RANK/WORLD_SIZE/... (by that launcher, torchrun or Slurm)
   // joins them. Without either, ddp cases run as a world of one.
-  std::optional<distributed::RankEnv> rank_env;
-  try {
-    rank_env = distributed::rank_env_from_environment();
-  } catch (const std::exception& e) {
-    std::cerr << "ampbench run: error: " << e.what() << "\n";
-    return kExitUsage;
-  }
-  if (rank_env && std::getenv(distributed::kRankOutDirEnv)) out_dir = std::getenv(distributed::kRankOutDirEnv);
+  plan.rank_env = distributed::rank_env_from_environment();
   // Ranks write where their launcher, which checked it, tells them.
-  if (!rank_env) {
-    try {
-      check_rank_count(args, cases, device);
-      check_outputs(args, out_dir);
-    } catch (const std::exception& e) {
-      std::cerr << "ampbench run: error: " << e.what() << "\n";
-      return kExitUsage;
-    }
+  if (plan.rank_env && std::getenv(distributed::kRankOutDirEnv)) plan.out_dir = std::getenv(distributed::kRankOutDirEnv);
+  if (!plan.rank_env) {
+    check_rank_count(args, plan.cases, plan.device);
+    check_outputs(args, plan.out_dir);
   }
   // --overwrite: this run goes to a staging folder and replaces the previous
   // one only once complete (io/output_path.h).
-  const std::string final_out = out_dir;
-  const bool staged = !rank_env && args.overwrite;
-  if (staged) out_dir = io::staging_dir(final_out);
-  if (args.nproc > 0 && !rank_env) {
-    const int code = distributed::launch_local_ranks({args.nproc, args.rank_timeout, out_dir, {}});
-    return staged ? finish_staged_run(final_out, code) : code;
+  plan.final_out = plan.out_dir;
+  plan.staged = !plan.rank_env && args.overwrite;
+  if (plan.staged) plan.out_dir = io::staging_dir(plan.final_out);
+  return plan;
+}
+
+// This process as one rank of a launched world: joins the process group and
+// sets the runner up to keep the ranks in step. Only ddp cases need every
+// rank; the others run on rank 0 alone while the rest wait at the per-case
+// barrier (so they are timed undisturbed).
+std::unique_ptr<distributed::ContextScope> join_ranks(RunPlan& plan, const RunArgs& args, RunOptions& options) {
+  const distributed::RankEnv& env = *plan.rank_env;
+  auto scope = std::make_unique<distributed::ContextScope>(
+      distributed::join(env, plan.device == "cuda", std::chrono::seconds(args.rank_timeout)));
+  options.context = scope->get();
+  for (CaseSpec& c : plan.cases) {
+    c.device_index = plan.device == "cuda" ? env.local_rank : 0;
+    if (!find_workload(c.workload).collective()) continue;
+    c.world_size = env.world_size;
+    c.rank = env.rank;
   }
-  RunOptions options;
-  // Destroyed after the Runner (and so every case's Reducer): the process
-  // group (NCCL) is shut down inside main(), not at static destruction.
-  std::unique_ptr<distributed::ContextScope> process_group;
-  if (rank_env) {
-    try {
-      process_group = std::make_unique<distributed::ContextScope>(
-          distributed::join(*rank_env, device == "cuda", std::chrono::seconds(args.rank_timeout)));
-      options.context = process_group->get();
-    } catch (const std::exception& e) {
-      std::cerr << "ampbench run: error: rank " << rank_env->rank << " could not join the process group at "
-                << rank_env->master_addr << ":" << rank_env->master_port << ": " << first_line(e.what()) << "\n";
-      return kExitRendezvous;
-    }
-    for (CaseSpec& c : cases) {
-      c.device_index = device == "cuda" ? rank_env->local_rank : 0;
-      if (!find_workload(c.workload).collective()) continue;
-      c.world_size = rank_env->world_size;
-      c.rank = rank_env->rank;
-    }
-    const int rank = rank_env->rank;
-    // Only ddp cases need every rank; the others run on rank 0 alone while
-    // the rest wait at the per-case barrier (so they are timed undisturbed).
-    if (rank != 0)
-      options.skip_here = [](const CaseSpec& c) {
-        return find_workload(c.workload).collective() ? "" : "runs on rank 0 only";
-      };
-    options.after_case = [rank, context = options.context](const CaseSpec& c) {
-      // Suite cases only: the checker's aligned fp32 re-runs of rank-0-only
-      // cases happen on rank 0 alone.
-      if (c.id.find("#aligned-to:") != std::string::npos) return;
-      try {
-        context->group->barrier()->wait();
-      } catch (const std::exception& e) {
-        std::cerr << "ampbench run: error: rank " << rank << " lost the other ranks: " << e.what() << std::endl;
-        std::cout.flush();
-        _exit(kExitRendezvous);
-      }
+  const int rank = env.rank;
+  if (rank != 0)
+    options.skip_here = [](const CaseSpec& c) {
+      return find_workload(c.workload).collective() ? "" : "runs on rank 0 only";
     };
-    std::cout << "rank " << rank << " of " << rank_env->world_size << " (local rank " << rank_env->local_rank
-              << ", backend " << options.context->backend << ")\n";
-  }
-  const bool rank0 = !rank_env || rank_env->rank == 0;
-  const std::string results_path =
-      rank0 ? out_dir + "/results.json" : out_dir + "/rank" + std::to_string(rank_env->rank) + "/results.json";
-  std::unique_ptr<ResultsWriter> writer;
-  nlohmann::json env;
-  try {
-    env = to_json(probe_environment());
-    if (!args.ceilings_file.empty()) env["ceilings"] = read_ceilings(args.ceilings_file);
-    env["mkldnn_enabled"] = at::globalContext().userEnabledMkldnn();
-    writer = std::make_unique<ResultsWriter>(results_path, suite.name, suite.path, env);
-  } catch (const std::exception& e) {
-    std::cerr << "ampbench run: error: " << e.what() << "\n";
-    return kExitUsage;
-  }
-  if (suite.gate.min_effect) writer->set("gate", {{"min_effect", *suite.gate.min_effect}});
-  std::cout << "suite " << suite.name << ": " << cases.size() << " cases on " << device << " -> " << results_path
-            << "\n";
-  print_fp32_warnings(std::cout, env);
+  options.after_case = [rank, context = options.context](const CaseSpec& c) {
+    // Suite cases only: the checker's aligned fp32 re-runs of rank-0-only
+    // cases happen on rank 0 alone.
+    if (c.id.find("#aligned-to:") != std::string::npos) return;
+    try {
+      context->group->barrier()->wait();
+    } catch (const std::exception& e) {
+      std::cerr << "ampbench run: error: rank " << rank << " lost the other ranks: " << e.what() << std::endl;
+      std::cout.flush();
+      _exit(kExitRendezvous);
+    }
+  };
+  std::cout << "rank " << rank << " of " << env.world_size << " (local rank " << env.local_rank << ", backend "
+            << options.context->backend << ")\n";
+  return scope;
+}
 
-  options.measure_throughput = !args.no_throughput;
-  options.inject_slowdown = args.inject_slowdown;
-  options.dump_dir = args.dump_dir;
-  std::vector<CaseSpec> here = cases, in_ranks;
-  if (!rank_env) {
+struct RunOutcome {
+  SuiteRunSummary summary;
+  int launch_exit = 0;             // the local ranks' launcher, when it failed
+  std::optional<int> stopped;      // the exit code of a run stopped by a signal
+};
+
+// The cases this process runs, then (single process) the ddp cases that need
+// local ranks, merged into the same results as they finish.
+RunOutcome run_cases_here_and_in_ranks(const RunPlan& plan, const RunArgs& args, RunOptions options,
+                                       ResultsWriter& writer, const Ceilings& ceilings) {
+  std::vector<CaseSpec> here = plan.cases, in_ranks;
+  if (!plan.rank_env) {
     here.clear();
-    for (const CaseSpec& c : cases) (needs_local_ranks(c) ? in_ranks : here).push_back(c);
+    for (const CaseSpec& c : plan.cases) (needs_local_ranks(c) ? in_ranks : here).push_back(c);
   }
-  SuiteRunSummary summary = run_cases(here, Runner(std::move(options)), *writer, std::cout, ceilings_from_env(env));
-  int launch_exit = 0;
-  if (!in_ranks.empty()) {
-    const RankRunResult ranked = run_in_local_ranks(
-        in_ranks, {suite.path, device, out_dir + "/ddp-ranks", args.rank_timeout, args.no_throughput,
-                   args.inject_slowdown, args.dump_dir, args.seed, args.no_mkldnn});
-    for (const nlohmann::json& c : ranked.cases) {
-      writer->add_json(c);
-      summary.add(tally_of(c));
-    }
-    if (ranked.cases.size() < in_ranks.size()) {
-      std::cerr << "ampbench run: error: " << in_ranks.size() - ranked.cases.size() << " of " << in_ranks.size()
-                << " ddp cases did not finish (see the ranks' logs in " << out_dir << "/ddp-ranks)\n";
-      summary.nonconforming += static_cast<int>(in_ranks.size() - ranked.cases.size());
-    }
-    launch_exit = ranked.exit_code > 1 ? ranked.exit_code : 0;
-    if (ranked.exit_code >= distributed::stopped_exit_code(1)) {
-      // Stopped by a signal: the cases the ranks finished are merged above;
-      // the file stays complete=false and gets no report.
-      std::cerr << "ampbench run: error: stopped; results so far (incomplete, no report): " << results_path << "\n";
-      return ranked.exit_code;
-    }
+  RunOutcome out;
+  out.summary = run_cases(here, Runner(std::move(options)), writer, std::cout, ceilings);
+  if (in_ranks.empty()) return out;
+  const RankRunResult ranked = run_in_local_ranks(
+      in_ranks, {plan.suite.path, plan.device, plan.out_dir + "/ddp-ranks", args.rank_timeout, args.no_throughput,
+                 args.inject_slowdown, args.dump_dir, args.seed, args.no_mkldnn});
+  for (const nlohmann::json& c : ranked.cases) {
+    writer.add_json(c);
+    out.summary.add(tally_of(c));
   }
-  writer->finish();
+  if (ranked.cases.size() < in_ranks.size()) {
+    std::cerr << "ampbench run: error: " << in_ranks.size() - ranked.cases.size() << " of " << in_ranks.size()
+              << " ddp cases did not finish (see the ranks' logs in " << plan.out_dir << "/ddp-ranks)\n";
+    out.summary.nonconforming += static_cast<int>(in_ranks.size() - ranked.cases.size());
+  }
+  out.launch_exit = ranked.exit_code > 1 ? ranked.exit_code : 0;
+  if (ranked.exit_code >= distributed::stopped_exit_code(1)) out.stopped = ranked.exit_code;
+  return out;
+}
 
+// The summary, JUnit, report and exit code of a finished run.
+int report_run(const RunPlan& plan, const RunArgs& args, const ResultsWriter& writer, const RunOutcome& outcome,
+               const nlohmann::json& env) {
+  const SuiteRunSummary& summary = outcome.summary;
   std::cout << "\n";
-  print_summary_table(std::cout, writer->document());
+  print_summary_table(std::cout, writer.document());
   std::cout << "\n" << summary.passed << " conforming, " << summary.nonconforming << " not conforming, "
             << summary.skipped << " skipped; negative controls caught: " << summary.controls_caught << " of "
             << summary.controls << "\n";
   if (!summary.teeth().empty()) std::cout << summary.teeth() << "\n";
   print_fp32_warnings(std::cout, env);
-  std::cout << "results: " << (staged ? final_out + "/results.json" : results_path) << "\n";
-  if (!args.junit.empty() && rank0) {
+  std::cout << "results: " << plan.final_results_path() << "\n";
+  if (!args.junit.empty() && plan.rank0()) {
     try {
-      gate::write_run_junit(writer->document(), args.junit);
+      gate::write_run_junit(writer.document(), args.junit);
       std::cout << "junit:   " << args.junit << "\n";
     } catch (const std::exception& e) {
       std::cerr << "ampbench run: error: " << e.what() << "\n";
       return kExitUsage;
     }
   }
-  if (!args.no_report && rank0) make_report({results_path}, out_dir + "/report");
-  if (staged) {
-    const int code = finish_staged_run(final_out, kExitOk);
+  if (!args.no_report && plan.rank0()) make_report({plan.results_path()}, plan.out_dir + "/report");
+  if (plan.staged) {
+    const int code = finish_staged_run(plan.final_out, kExitOk);
     if (code != kExitOk) return code;
   }
-  if (launch_exit != 0) return launch_exit;
+  if (outcome.launch_exit != 0) return outcome.launch_exit;
   // Exit 1 says why on stderr too: a CI log may show nothing else.
   if (!summary.ok())
     std::cerr << "ampbench run: error: " << summary.nonconforming
               << " case(s) did not conform (an unexpected failure, an uncaught negative control or an error); "
-                 "see the lines marked above and " << results_path << "\n";
+                 "see the lines marked above and "
+              << plan.results_path() << "\n";
   return summary.ok() ? kExitOk : kExitFailure;
 }
 
+}  // namespace
+
+// plan -> launch the local ranks, or join as one -> run -> report.
+int run_suite(const RunArgs& args) {
+  RunPlan plan;
+  try {
+    if (args.no_mkldnn) at::globalContext().setUserEnabledMkldnn(false);
+    plan = plan_run(args);
+  } catch (const std::exception& e) {
+    std::cerr << "ampbench run: error: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  if (args.nproc > 0 && !plan.rank_env) {
+    const int code = distributed::launch_local_ranks({args.nproc, args.rank_timeout, plan.out_dir, {}});
+    return plan.staged ? finish_staged_run(plan.final_out, code) : code;
+  }
+  RunOptions options;
+  options.measure_throughput = !args.no_throughput;
+  options.inject_slowdown = args.inject_slowdown;
+  options.dump_dir = args.dump_dir;
+  // Destroyed after the Runner (and so every case's Reducer): the process
+  // group (NCCL) is shut down inside main(), not at static destruction.
+  std::unique_ptr<distributed::ContextScope> process_group;
+  if (plan.rank_env) {
+    try {
+      process_group = join_ranks(plan, args, options);
+    } catch (const std::exception& e) {
+      std::cerr << "ampbench run: error: rank " << plan.rank_env->rank << " could not join the process group at "
+                << plan.rank_env->master_addr << ":" << plan.rank_env->master_port << ": " << first_line(e.what())
+                << "\n";
+      return kExitRendezvous;
+    }
+  }
+  std::unique_ptr<ResultsWriter> writer;
+  nlohmann::json env;
+  try {
+    env = to_json(probe_environment());
+    if (!args.ceilings_file.empty()) env["ceilings"] = read_ceilings(args.ceilings_file);
+    env["mkldnn_enabled"] = at::globalContext().userEnabledMkldnn();
+    writer = std::make_unique<ResultsWriter>(plan.results_path(), plan.suite.name, plan.suite.path, env);
+  } catch (const std::exception& e) {
+    std::cerr << "ampbench run: error: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  if (plan.suite.gate.min_effect) writer->set("gate", {{"min_effect", *plan.suite.gate.min_effect}});
+  std::cout << "suite " << plan.suite.name << ": " << plan.cases.size() << " cases on " << plan.device << " -> "
+            << plan.results_path() << "\n";
+  print_fp32_warnings(std::cout, env);
+  const RunOutcome outcome = run_cases_here_and_in_ranks(plan, args, std::move(options), *writer, ceilings_from_env(env));
+  if (outcome.stopped) {
+    // Stopped by a signal: the cases the ranks finished are merged; the file
+    // stays complete=false and gets no report.
+    std::cerr << "ampbench run: error: stopped; results so far (incomplete, no report): " << plan.results_path()
+              << "\n";
+    return *outcome.stopped;
+  }
+  writer->finish();
+  return report_run(plan, args, *writer, outcome, env);
+}
 
 void add_run_command(CLI::App& app, Action& selected) {
   auto args = std::make_shared<RunArgs>();

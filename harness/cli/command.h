@@ -22,7 +22,7 @@ namespace ampbench::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
-inline constexpr int kExitRendezvous = 3;
+inline constexpr int kExitRendezvous = 3;  // = distributed::kExitLostPeers
 
 using Action = std::function<int()>;
 

@@ -31,6 +31,11 @@ struct LaunchOptions {
 // Returns the run's exit code.
 int launch_local_ranks(const LaunchOptions& options);
 
+// The exit code of a rank that could not join its process group or lost its
+// peers: cli::kExitRendezvous (cli/command.h), named here because the
+// launcher reads it to blame the hung peer rather than the rank that waited.
+inline constexpr int kExitLostPeers = 3;
+
 // Environment variable through which the launcher tells its ranks the output
 // directory it chose (so all ranks write under one directory).
 inline constexpr const char* kRankOutDirEnv = "AMPBENCH_RANK_OUT_DIR";

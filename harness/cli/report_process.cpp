@@ -1,0 +1,64 @@
+// The report step of `ampbench run` and `ampbench qualify`: Python
+// (reports/), run as a child that dies with this process.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/cmd_run.h"
+#include "core/build_info.h"
+#include "distributed/stop_signals.h"
+
+namespace ampbench::cli {
+namespace {
+
+// Runs argv[0] (no shell: a shell would fork the real program as a
+// grandchild, which PR_SET_PDEATHSIG does not reach) in `cwd`, as a child
+// that dies with this process: a report must not go on being built for a
+// run that was stopped. Returns its exit status, -1 if it did not exit.
+int run_dying_with_us(const std::vector<std::string>& argv, const std::string& cwd) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::cout << std::flush;
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    distributed::die_with_parent(parent);
+    if (::chdir(cwd.c_str()) != 0) _exit(127);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return -1;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+// A failure there never loses the results.
+bool make_report(const std::vector<std::string>& results_paths, const std::string& report_dir) {
+  const char* python = std::getenv("AMPBENCH_PYTHON");
+  const std::string py = python ? python : build_info::default_python();
+  std::vector<std::string> argv = {py, "-m", "reports"};
+  for (const std::string& p : results_paths) argv.push_back(std::filesystem::absolute(p).string());
+  argv.insert(argv.end(), {"--out", std::filesystem::absolute(report_dir).string()});
+  std::string cmd;  // for the message
+  for (const std::string& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
+  if (run_dying_with_us(argv, build_info::source_dir()) == 0) {
+    std::cout << "report:  " << report_dir << "/index.html\n";
+    return true;
+  }
+  std::cerr << "ampbench: warning: the report step failed (results are intact): " << cmd << "\n";
+  return false;
+}
+
+}  // namespace ampbench::cli
