@@ -127,28 +127,17 @@ int unexplained_skips(const std::vector<bool>& skipped, const std::vector<double
   return unexplained;
 }
 
-Verdict check_case(const CaseRecord& rec, const CaseRecord& baseline, const CaseRecord* reference) {
-  Verdict v;
-  v.tolerances = resolve_tolerances(rec.spec, baseline);
-  const ResolvedTolerances& tol = v.tolerances;
-  const CaseRecord& base = reference ? *reference : baseline;
-  if (reference) v.aligned_skips = reference->spec.skip_steps;
-  v.envelope = envelope_for(baseline, rec.spec.precision.precision());
-  const double c = v.envelope ? rec.spec.envelope.c : 0.0;
-  if (v.envelope) v.envelope_c = c;
-  const Envelope none;
-  const Envelope& env = v.envelope ? *v.envelope : none;
-  // Every DDP rank must have made the same decisions (distributed/rank_agreement.h);
-  // first, since the other checks look at one rank's record only.
-  if (rec.rank_disagreement) require(v, false, *rec.rank_disagreement);
+namespace {
 
-  // Loss per step.
+// Loss per step, against the reference; steps the scaler skipped with a
+// non-finite loss are exempt. Returns the exempt steps.
+std::vector<int> check_loss(Verdict& v, const CaseRecord& rec, const CaseRecord& base, const Envelope& env, double c) {
   for (size_t i = 0; i < rec.loss.size() && i < base.loss.size(); ++i)
     v.deviation_per_step.push_back(loss_deviation(rec.loss[i], base.loss[i]));
   const std::vector<int> exempt = skipped_nonfinite_steps(rec);
   v.metrics["exempt_loss_steps"] = static_cast<double>(exempt.size());
   const MetricCheck& loss =
-      v.checks.emplace_back(hold("loss_rel", v.deviation_per_step, env.loss_rel, c, tol.loss_rel, exempt));
+      v.checks.emplace_back(hold("loss_rel", v.deviation_per_step, env.loss_rel, c, v.tolerances.loss_rel, exempt));
   double worst = 0;
   for (size_t i = 0; i < loss.distance.size(); ++i) {
     if (std::find(exempt.begin(), exempt.end(), static_cast<int>(i)) != exempt.end()) continue;
@@ -163,36 +152,44 @@ Verdict check_case(const CaseRecord& rec, const CaseRecord& baseline, const Case
                 std::to_string(t) + " (first crossing; worst " + fmt(loss.max_ratio) + "x its bound at step " +
                 std::to_string(loss.peak_step) + ")");
   }
+  return exempt;
+}
 
-  // Final parameters and optimizer state.
+// Final parameters and optimizer state (relative L2), and the final loss of
+// the last compared step (the last one, unless exempt).
+void check_final_state(Verdict& v, const CaseRecord& rec, const CaseRecord& base, const Envelope& env, double c,
+                       const std::vector<int>& exempt) {
+  const ResolvedTolerances& tol = v.tolerances;
+  const bool enveloped = v.envelope.has_value();
   const double param_rel = relative_l2(rec.final_params, base.final_params, base.initial_params);
   v.metrics["param_rel_l2"] = param_rel;
   const MetricCheck& params = v.checks.emplace_back(
-      hold("param_rel_l2", one(param_rel), v.envelope ? one(env.param_rel) : std::vector<double>{}, c, tol.param_rel));
+      hold("param_rel_l2", one(param_rel), enveloped ? one(env.param_rel) : std::vector<double>{}, c, tol.param_rel));
   require(v, params.max_ratio <= 1,
           "final parameters differ from fp32 by " + fmt(param_rel) + " of the fp32 update > " + fmt(params.bound[0]));
   const double state_rel = relative_l2(rec.optimizer_state, base.optimizer_state, {});
   v.metrics["optimizer_state_rel_l2"] = state_rel;
-  const MetricCheck& state =
-      v.checks.emplace_back(hold("optimizer_state_rel_l2", one(state_rel),
-                                 v.envelope ? one(env.optimizer_state_rel) : std::vector<double>{}, c,
-                                 tol.optimizer_state_rel));
+  const MetricCheck& state = v.checks.emplace_back(
+      hold("optimizer_state_rel_l2", one(state_rel), enveloped ? one(env.optimizer_state_rel) : std::vector<double>{},
+           c, tol.optimizer_state_rel));
   require(v, state.max_ratio <= 1,
           "optimizer state differs from fp32 by " + fmt(state_rel) + " > " + fmt(state.bound[0]));
 
-  // Final loss: of the last compared step (the last one, unless exempt).
   const std::optional<size_t> last = last_compared(std::min(rec.loss.size(), base.loss.size()), exempt);
   const double ratio = last ? rec.loss[*last] / base.loss[*last] : NAN;
   v.metrics["final_loss_ratio"] = ratio;
   const std::vector<double> final_env =
-      v.envelope && last && *last < env.loss_rel.size() ? one(env.loss_rel[*last]) : std::vector<double>{};
+      enveloped && last && *last < env.loss_rel.size() ? one(env.loss_rel[*last]) : std::vector<double>{};
   const MetricCheck& final_loss =
       v.checks.emplace_back(hold("final_loss_ratio", one(std::abs(ratio - 1)), final_env, c, tol.final_loss_ratio));
   require(v, final_loss.max_ratio <= 1,
           "final loss is " + fmt(ratio) + "x fp32's (allowed 1 +/- " + fmt(final_loss.bound[0]) + ")");
-  for (const MetricCheck& m : v.checks) v.max_ratio = std::max(v.max_ratio, m.max_ratio);
+}
 
-  // Non-finite values and skipped steps.
+// Non-finite parameters, skipped steps beyond what the scaler explains, and
+// the scale trajectory against GradScaler's update rule.
+void check_skips_and_scale(Verdict& v, const CaseRecord& rec, const CaseRecord& baseline) {
+  const ResolvedTolerances& tol = v.tolerances;
   v.metrics["nonfinite_values"] = static_cast<double>(rec.nonfinite_values);
   require(v, rec.nonfinite_values == 0, std::to_string(rec.nonfinite_values) + " non-finite values in final parameters");
   const int skipped = count(rec.skipped);
@@ -205,8 +202,6 @@ Verdict check_case(const CaseRecord& rec, const CaseRecord& baseline, const Case
           std::to_string(skipped) + " skipped steps, " + std::to_string(unexplained) +
               " of them unexplained (not calibration, not the baseline's, not right after a growth) > " +
               std::to_string(tol.max_skipped_steps) + " allowed");
-
-  // The scale must follow GradScaler's rule given the skipped steps.
   if (const auto step = first_scale_mismatch(rec.spec, rec.scale, rec.skipped)) {
     v.metrics["scale_mismatch_step"] = *step;
     v.scale_audit_failed = true;
@@ -214,6 +209,27 @@ Verdict check_case(const CaseRecord& rec, const CaseRecord& baseline, const Case
             "loss scale at step " + std::to_string(*step) + " is " + fmt(rec.scale[*step]) +
                 ", GradScaler's update rule gives another value (scale not updated once per iteration?)");
   }
+}
+
+}  // namespace
+
+Verdict check_case(const CaseRecord& rec, const CaseRecord& baseline, const CaseRecord* reference) {
+  Verdict v;
+  v.tolerances = resolve_tolerances(rec.spec, baseline);
+  const CaseRecord& base = reference ? *reference : baseline;
+  if (reference) v.aligned_skips = reference->spec.skip_steps;
+  v.envelope = envelope_for(baseline, rec.spec.precision.precision());
+  const double c = v.envelope ? rec.spec.envelope.c : 0.0;
+  if (v.envelope) v.envelope_c = c;
+  const Envelope none;
+  const Envelope& env = v.envelope ? *v.envelope : none;
+  // Every DDP rank must have made the same decisions (distributed/rank_agreement.h);
+  // first, since the other checks look at one rank's record only.
+  if (rec.rank_disagreement) require(v, false, *rec.rank_disagreement);
+  const std::vector<int> exempt = check_loss(v, rec, base, env, c);
+  check_final_state(v, rec, base, env, c, exempt);
+  for (const MetricCheck& m : v.checks) v.max_ratio = std::max(v.max_ratio, m.max_ratio);
+  check_skips_and_scale(v, rec, baseline);
   return v;
 }
 
