@@ -195,6 +195,16 @@ CheckResult sample_row(const std::string& id, const std::string& check, const st
 
 }  // namespace
 
+GateReport start_report(InputKind kind, const std::string& baseline_path, const std::string& current_path,
+                        const GateOptions& options) {
+  GateReport report;
+  report.kind = kind;
+  report.baseline_path = baseline_path;
+  report.current_path = current_path;
+  report.options = options;
+  return report;
+}
+
 void finish_report(GateReport& report) {
   apply_correction(report);
   add_sample_notices(report);

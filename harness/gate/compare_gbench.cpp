@@ -77,11 +77,7 @@ CheckResult benchmark_row(const std::string& id, const BenchSeries* b, const Ben
 }  // namespace
 
 GateReport compare_gbench(const BenchFile& baseline, const BenchFile& current, const GateOptions& options) {
-  GateReport report;
-  report.kind = InputKind::GoogleBenchmark;
-  report.baseline_path = baseline.path;
-  report.current_path = current.path;
-  report.options = options;
+  GateReport report = start_report(InputKind::GoogleBenchmark, baseline.path, current.path, options);
 
   const auto pairs = pair_by_name(
       baseline.series, current.series, [](const BenchSeries& s) { return s.name; }, baseline.path, current.path,

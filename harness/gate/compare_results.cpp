@@ -253,12 +253,8 @@ std::optional<CheckResult> throughput_row(const std::string& id, const ResultsCa
 }  // namespace
 
 GateReport compare_results(const ResultsFile& baseline, const ResultsFile& current, const GateOptions& options) {
-  GateReport report;
-  report.kind = InputKind::AmpbenchResults;
-  report.baseline_path = baseline.path;
-  report.current_path = current.path;
+  GateReport report = start_report(InputKind::AmpbenchResults, baseline.path, current.path, options);
   report.suite = current.suite;
-  report.options = options;
   report.baseline_runs = baseline.runs;
   report.current_runs = current.runs;
   report.run_medians = baseline.run_medians && current.run_medians;

@@ -62,6 +62,10 @@ std::vector<NamedPair<Entry>> pair_by_name(const std::vector<Entry>& baseline, c
   return out;
 }
 
+// The first step of either comparison: an empty report of these two files.
+GateReport start_report(InputKind kind, const std::string& baseline_path, const std::string& current_path,
+                        const GateOptions& options);
+
 // The last step of either comparison: Benjamini-Hochberg over the judged
 // rows (when the options ask for it), then the insufficient-samples notice.
 void finish_report(GateReport& report);
