@@ -16,7 +16,7 @@ import sys
 LAYERS = [
     ["amp", "io"],  # GradScaler, autocast; atomic files, JSON files
     ["core"],  # precision policy, statistics, distances, build info
-    ["env", "kernels"],  # environment fingerprint; CUDA kernels with CPU references
+    ["env", "kernels", "optim"],  # environment fingerprint; CUDA kernels; loop/foreach/fused optimizers
     ["spec"],  # CaseSpec: one case, as parsed
     ["models", "data"],
     ["distributed"],  # process groups, reducer, launcher, gathers

@@ -208,6 +208,35 @@ void GradScaler::unscale_(torch::optim::Optimizer& optimizer) {
   state.stage = Stage::kUnscaled;
 }
 
+at::Tensor GradScaler::step_on_device(torch::optim::Optimizer& optimizer, AmpScalingOptimizer& fused) {
+  OptimizerState& state = optimizer_states_[&optimizer];
+  const bool unscaled = state.stage == Stage::kUnscaled;
+  // Python's _check_inf_per_device: the check with an inverse scale of 1
+  // leaves the gradients scaled; the kernel divides them by grad_scale.
+  if (state.stage == Stage::kReady) state.found_inf_per_device = unscale_grads(optimizer, at::ones_like(scale_));
+  TORCH_CHECK(!state.found_inf_per_device.empty(),
+              "No inf checks were recorded for this optimizer. (None of its parameters has a "
+              "gradient: did backward() reach them?)");
+  at::Tensor found_inf = on_device(state.found_inf_per_device.front(), scale_.device());
+  for (size_t i = 1; i < state.found_inf_per_device.size(); ++i)
+    found_inf = found_inf + on_device(state.found_inf_per_device[i], scale_.device());
+  fused.step_with_amp(unscaled ? at::Tensor() : scale_, found_inf);
+  state.stage = Stage::kStepped;
+  return found_inf;
+}
+
+void GradScaler::step_without_sync(torch::optim::Optimizer& optimizer) {
+  auto* fused = dynamic_cast<AmpScalingOptimizer*>(&optimizer);
+  if (!is_enabled() || fused == nullptr) {
+    step(optimizer);
+    return;
+  }
+  check_scale_created("step()");
+  TORCH_CHECK(optimizer_states_[&optimizer].stage != Stage::kStepped,
+              "step() has already been called since the last update().");
+  step_on_device(optimizer, *fused);
+}
+
 bool GradScaler::step(torch::optim::Optimizer& optimizer) {
   if (!is_enabled()) {
     optimizer.step();
@@ -216,6 +245,8 @@ bool GradScaler::step(torch::optim::Optimizer& optimizer) {
   check_scale_created("step()");
   OptimizerState& state = optimizer_states_[&optimizer];
   TORCH_CHECK(state.stage != Stage::kStepped, "step() has already been called since the last update().");
+  if (auto* fused = dynamic_cast<AmpScalingOptimizer*>(&optimizer))
+    return step_on_device(optimizer, *fused).item<float>() == 0.0f;
   if (state.stage == Stage::kReady) unscale_(optimizer);
   TORCH_CHECK(!state.found_inf_per_device.empty(),
               "No inf checks were recorded for this optimizer. (None of its parameters has a "

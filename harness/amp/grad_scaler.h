@@ -18,6 +18,8 @@
 #include <torch/arg.h>
 #include <torch/optim/optimizer.h>
 
+#include "amp/amp_scaling_optimizer.h"
+
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -79,7 +81,19 @@ class GradScaler {
   // Unscales (if unscale_ was not called) and runs optimizer.step() unless a
   // gradient was inf/NaN. Returns whether the optimizer stepped. This is the
   // scaler's only host synchronization.
+  //
+  // An optimizer that takes the scale on the device (AmpScalingOptimizer:
+  // the fused ones) gets Python's `_step_supports_amp_scaling` path instead:
+  // the inf check alone (no unscale) unless unscale_ ran, then the kernel
+  // unscales and skips by itself; the return value then costs one sync
+  // after the step.
   bool step(torch::optim::Optimizer& optimizer);
+
+  // step() without reading the outcome on the host, for timed loops: no
+  // synchronization with an AmpScalingOptimizer (the kernel skips on the
+  // device); other optimizers need the flag on the host to skip, as in
+  // Python, so it is step().
+  void step_without_sync(torch::optim::Optimizer& optimizer);
 
   // Once per iteration: backs off if any optimizer saw inf/NaN since the last
   // update, otherwise counts towards growth; resets per-optimizer state.
@@ -113,6 +127,8 @@ class GradScaler {
   void lazy_init_scale(const at::Device& device);
   std::vector<at::Tensor> unscale_grads(torch::optim::Optimizer& optimizer,
                                         const at::Tensor& inv_scale) const;
+  // The fused path of step(): returns found_inf, summed on the scale's device.
+  at::Tensor step_on_device(torch::optim::Optimizer& optimizer, AmpScalingOptimizer& fused);
 
   GradScalerOptions options_;
   int64_t init_growth_tracker_ = 0;

@@ -173,6 +173,7 @@ json case_to_json(const CaseResult& result) {
       {"model", s.model},
       {"precision", s.precision.name()},
       {"optimizer", s.optimizer},
+      {"optimizer_impl", optim::to_string(s.optimizer_impl)},
       {"tag", s.tag},
       {"scaler_enabled", s.scaler_enabled},
       {"device", s.device},

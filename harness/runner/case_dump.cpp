@@ -62,6 +62,7 @@ nlohmann::json spec_json(const CaseSpec& s) {
           {"model", s.model},
           {"precision", s.precision.name()},
           {"optimizer", s.optimizer},
+          {"optimizer_impl", optim::to_string(s.optimizer_impl)},
           {"device", s.device},
           {"seed", s.seed},
           {"scaler_enabled", s.scaler_enabled},

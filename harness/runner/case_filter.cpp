@@ -33,9 +33,10 @@ std::string field_of(const CaseSpec& c, const std::string& key, const std::strin
   if (key == "model") return c.model;
   if (key == "precision") return c.precision.name();
   if (key == "optimizer") return c.optimizer;
+  if (key == "optimizer_impl") return optim::to_string(c.optimizer_impl);
   if (key == "tag") return c.tag;
   throw std::invalid_argument("--filter '" + shown_filter(filter) + "': unknown field '" + key +
-                              "' (known: workload, variant, model, precision, optimizer, tag)");
+                              "' (known: workload, variant, model, precision, optimizer, optimizer_impl, tag)");
 }
 
 bool value_matches(const std::string& key, const std::string& actual, const std::string& wanted) {

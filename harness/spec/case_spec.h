@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "optim/optimizers.h"
 #include "core/precision.h"
 
 namespace ampbench {
@@ -98,6 +99,7 @@ struct CaseSpec {
   std::string variant = "correct";  // or a negative-control name
   std::string model;                // mlp, cnn, transformer
   std::string optimizer;            // sgd, adamw
+  optim::Impl optimizer_impl = optim::Impl::kLoop;  // loop | foreach | fused (optim/optimizers.h)
   std::string tag;                  // names non-default settings ("" for none)
   PrecisionPolicy precision{Precision::kFp32};
   bool scaler_enabled = false;

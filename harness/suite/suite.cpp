@@ -38,6 +38,7 @@ std::string make_case_id(const CaseSpec& spec) {
   // fp32 with a scaler is the exact-scaling check, distinct from its baseline.
   if (spec.scaler_enabled && !spec.precision.needs_scaler()) id += "+scaler";
   id += "/" + spec.optimizer;
+  if (spec.optimizer_impl != optim::Impl::kLoop) id += "+" + optim::to_string(spec.optimizer_impl);
   if (!spec.tag.empty()) id += "@" + spec.tag;
   return id;
 }
@@ -72,6 +73,7 @@ CaseSpec make_case(const SuiteContext& ctx, const std::string& workload, const s
   c.precision = PrecisionPolicy::parse(precision);
   c.scaler_enabled = c.precision.needs_scaler();
   c.optimizer = optimizer;
+  c.optimizer_impl = s.optimizer_impl;
   c.device = ctx.device;
   c.steps = s.steps;
   c.seed = s.seed;

@@ -89,6 +89,13 @@ TrainingSettings read_settings(Reader& r, TrainingSettings s) {
   s.world_size = r.get("world_size", s.world_size);
   require_in(r, "world_size", s.world_size, 1, kMaxWorldSize);
   if (r.has("scaler")) s.scaler = read_scaler(r.child("scaler"), s.scaler);
+  if (r.has("optimizer_impl")) {
+    try {
+      s.optimizer_impl = optim::parse_impl(r.require<std::string>("optimizer_impl"));
+    } catch (const std::invalid_argument& e) {
+      r.fail("optimizer_impl", e.what());
+    }
+  }
   return s;
 }
 

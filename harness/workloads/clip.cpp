@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "optim/clip.h"
 #include "workloads/workload.h"
 
 namespace ampbench {
@@ -56,7 +57,13 @@ StepOutcome clip_step(TrainingState& s, const std::vector<Batch>& batches, ClipK
   Engagement engaged;
   if (kind == ClipKind::kNorm) {
     if (s.record_engagement) engaged.grad_norm = total_norm(params);
-    torch::nn::utils::clip_grad_norm_(params, s.spec.max_norm);
+    // LibTorch's clip returns the norm as a double (a host sync every step);
+    // the foreach and fused implementations clip on the device, as Python.
+    if (s.spec.optimizer_impl == optim::Impl::kLoop) {
+      torch::nn::utils::clip_grad_norm_(params, s.spec.max_norm);
+    } else {
+      optim::clip_grad_norm_on_device(params, s.spec.max_norm);
+    }
     if (s.record_engagement) {
       engaged.clipped = *engaged.grad_norm > s.spec.max_norm;
       engaged.clipped_norm = total_norm(params);

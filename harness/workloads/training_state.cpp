@@ -5,8 +5,6 @@
 #include <ATen/ops/cross_entropy_loss.h>
 #include <ATen/ops/rand.h>
 #include <torch/nn/functional/loss.h>
-#include <torch/optim/adamw.h>
-#include <torch/optim/sgd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -33,19 +31,6 @@ amp::GradScalerOptions scaler_options(const CaseSpec& spec) {
       .enabled(spec.scaler_enabled);
 }
 
-namespace {
-
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(const CaseSpec& spec, const Model& model) {
-  if (spec.optimizer == "sgd") {
-    return std::make_unique<torch::optim::SGD>(model.parameters(),
-                                               torch::optim::SGDOptions(spec.lr).momentum(0.9));
-  }
-  return std::make_unique<torch::optim::AdamW>(model.parameters(),
-                                               torch::optim::AdamWOptions(spec.lr).weight_decay(0.01));
-}
-
-}  // namespace
-
 std::unique_ptr<TrainingState> make_training_state(const CaseSpec& spec, const c10::Device& device,
                                                    distributed::Context* context) {
   auto s = std::unique_ptr<TrainingState>(
@@ -54,7 +39,8 @@ std::unique_ptr<TrainingState> make_training_state(const CaseSpec& spec, const c
   const int model_count = find_workload(spec.workload).models();
   for (int i = 0; i < model_count; ++i) {
     s->models.push_back(make_model(spec.model, spec.sizes, spec.seed + static_cast<std::uint64_t>(i), device));
-    s->optimizers.push_back(make_optimizer(spec, s->models.back()));
+    s->optimizers.push_back(
+        optim::make_optimizer(spec.optimizer, spec.optimizer_impl, s->models.back().parameters(), spec.lr));
   }
   if (spec.perturbation) {
     s->noise_rng = at::make_generator<at::CPUGeneratorImpl>(spec.perturbation->seed);
@@ -125,7 +111,16 @@ bool step_optimizer(TrainingState& s, torch::optim::Optimizer& opt, bool injecte
     perturb(s, grads);
   }
   bool stepped = false;
-  if (!forced_skip(s, index) && !(injected && !s.scaler.is_enabled())) stepped = s.scaler.step(opt);
+  if (!forced_skip(s, index) && !(injected && !s.scaler.is_enabled())) {
+    if (s.record_engagement) {
+      stepped = s.scaler.step(opt);
+    } else {
+      // Timed: whether it stepped is not read, so a fused optimizer skips on
+      // the device without a host sync.
+      s.scaler.step_without_sync(opt);
+      stepped = true;
+    }
+  }
   if (s.optimizer_skipped.size() < s.optimizers.size()) s.optimizer_skipped.resize(s.optimizers.size(), false);
   if (!stepped) s.optimizer_skipped[index] = true;
   return stepped;

@@ -255,7 +255,7 @@ def case_json(spec: Spec, trajectory: dict | None, throughput: dict | None, stat
               wall=0.0) -> dict:
     return {
         "id": spec.id, "workload": spec.workload, "variant": spec.variant, "model": spec.model,
-        "precision": spec.precision, "optimizer": spec.optimizer, "tag": spec.tag,
+        "precision": spec.precision, "optimizer": spec.optimizer, "optimizer_impl": spec.optimizer_impl, "tag": spec.tag,
         "scaler_enabled": spec.scaler_enabled, "device": spec.device, "world_size": spec.world_size,
         "batch_size": spec.effective_batch(), "steps": spec.steps, "seed": spec.seed, "expect": spec.expect,
         "status": status, "conforms": None if status == "skipped" else status == "pass", "reason": reason,

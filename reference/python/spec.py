@@ -24,6 +24,7 @@ PRECISIONS = ("fp32", "fp16", "bf16", "tf32")
 CUDA_ONLY_PRECISIONS = ("tf32",)
 NOT_RUN_REASON = {"tf32": "the Python reference does not run tf32 (CUDA TF32 tensor-core math) yet"}
 OPTIMIZERS = ("sgd", "adamw")
+OPTIMIZER_IMPLS = ("loop", "foreach", "fused")  # harness/optim/optimizers.h
 SIZE_KEYS = ("batch", "in_features", "hidden", "classes", "channels", "image", "seq", "d_model",
              "heads", "ffn")
 DEFAULT_SIZES = {"batch": 32, "in_features": 64, "hidden": 128, "classes": 16, "channels": 16,
@@ -53,6 +54,7 @@ class Spec:
     precision: str
     optimizer: str
     variant: str = "correct"
+    optimizer_impl: str = "loop"
     tag: str = ""
     scaler_enabled: bool = False
     device: str = "cpu"
@@ -97,6 +99,8 @@ class Spec:
             raise SpecError(f"unknown precision '{self.precision}'")
         if self.optimizer not in OPTIMIZERS:
             raise SpecError(f"unknown optimizer '{self.optimizer}'")
+        if self.optimizer_impl not in OPTIMIZER_IMPLS:
+            raise SpecError(f"unknown optimizer_impl '{self.optimizer_impl}' (known: {', '.join(OPTIMIZER_IMPLS)})")
         if self.steps <= 0 or self.iters_to_accumulate <= 0:
             raise SpecError("steps and iters_to_accumulate must be positive")
         if not 0 <= self.inject_inf_optimizer < self.model_count():
@@ -129,6 +133,8 @@ def spec_from_dump(obj: dict) -> Spec:
     spec = Spec(
         id=obj["id"], workload=obj["workload"], variant=obj["variant"], model=obj["model"],
         precision=obj["precision"], optimizer=obj["optimizer"],
+        # Absent from dumps written before it existed: LibTorch's loop.
+        optimizer_impl=obj.get("optimizer_impl", "loop"),
         scaler_enabled=bool(obj["scaler_enabled"]), device=obj.get("device", "cpu"),
         steps=int(obj["steps"]), seed=int(obj.get("seed", 1)), lr=float(obj["lr"]),
         cosine_schedule=bool(obj["cosine_schedule"]),

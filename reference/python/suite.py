@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .bounded_json import JsonInputError, parse_bounded_json, read_bounded_json
-from .spec import (DEFAULT_SCALER, MODELS, OPTIMIZERS, PRECISIONS, VARIANTS, WORKLOADS, Spec,
+from .spec import (DEFAULT_SCALER, MODELS, OPTIMIZER_IMPLS, OPTIMIZERS, PRECISIONS, VARIANTS, WORKLOADS, Spec,
                    Throughput)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -39,6 +39,7 @@ class Settings:
     inject_inf_step: int = -1
     inject_inf_optimizer: int = 0
     scaler: dict = field(default_factory=lambda: dict(DEFAULT_SCALER))
+    optimizer_impl: str = "loop"  # part of the case id when not loop: no tag needed
 
 
 SETTING_KEYS = ("steps", "seed", "lr", "cosine_schedule", "iters_to_accumulate", "max_norm", "clip_value",
@@ -66,6 +67,8 @@ def make_case_id(c: Spec) -> str:
     if c.scaler_enabled and not needs_scaler(c.precision):
         out += "+scaler"
     out += "/" + c.optimizer
+    if c.optimizer_impl != "loop":
+        out += "+" + c.optimizer_impl
     if c.tag:
         out += "@" + c.tag
     return out
@@ -102,6 +105,11 @@ def _read_settings(node: dict, base: Settings, where: str) -> Settings:
             raise SuiteError(f"{where}.lr: expected a number or an object")
     if "scaler" in node:
         s.scaler.update(node["scaler"])
+    if "optimizer_impl" in node:
+        if node["optimizer_impl"] not in OPTIMIZER_IMPLS:
+            raise SuiteError(f"{where}.optimizer_impl: unknown optimizer_impl '{node['optimizer_impl']}' "
+                             f"(known: {', '.join(OPTIMIZER_IMPLS)})")
+        s.optimizer_impl = node["optimizer_impl"]
     return s
 
 
@@ -121,7 +129,8 @@ def _make_case(ctx: dict, workload: str, model: str, precision: str, optimizer: 
                 lr=s.lr[optimizer], cosine_schedule=s.cosine_schedule, sizes=dict(ctx["models"][model]),
                 iters_to_accumulate=s.iters_to_accumulate, max_norm=s.max_norm, clip_value=s.clip_value,
                 loss_multiplier=s.loss_multiplier, inject_inf_step=s.inject_inf_step,
-                inject_inf_optimizer=s.inject_inf_optimizer, scaler=dict(s.scaler), throughput=copy.copy(ctx["throughput"]))
+                inject_inf_optimizer=s.inject_inf_optimizer, scaler=dict(s.scaler), throughput=copy.copy(ctx["throughput"]),
+                optimizer_impl=s.optimizer_impl)
 
 
 def _needs_baseline(c: Spec) -> bool:

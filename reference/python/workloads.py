@@ -32,12 +32,22 @@ def make_scaler(spec: Spec, device: torch.device) -> torch.amp.GradScaler:
 
 
 def make_optimizer(spec: Spec, model: nn.Module) -> torch.optim.Optimizer:
-    # LibTorch's optimizers loop over parameters one at a time; foreach=False
-    # asks Python for the same single-tensor loop (its default on CPU anyway).
+    """optimizer_impl "loop": LibTorch's optimizers loop over parameters one
+    at a time, as Python's foreach=False; "foreach" and "fused" are Python's
+    foreach=True and fused=True (harness/optim/optimizers.h)."""
+    impl = {"loop": {"foreach": False}, "foreach": {"foreach": True}, "fused": {"fused": True}}[spec.optimizer_impl]
     if spec.optimizer == "sgd":
-        return torch.optim.SGD(model.parameters(), lr=spec.lr, momentum=0.9, foreach=False)
+        opt = torch.optim.SGD(model.parameters(), lr=spec.lr, momentum=0.9, **impl)
+        if spec.optimizer_impl != "loop":
+            # As the C++ foreach/fused SGD: momentum buffers start at zero, so
+            # every step is a later step (0.9 * 0 + g == g exactly). Python's
+            # fused SGD would otherwise leave empty_like buffers after a
+            # skipped first step and read them on the next.
+            for p in model.parameters():
+                opt.state[p]["momentum_buffer"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+        return opt
     if spec.optimizer == "adamw":
-        return torch.optim.AdamW(model.parameters(), lr=spec.lr, weight_decay=0.01, foreach=False)
+        return torch.optim.AdamW(model.parameters(), lr=spec.lr, weight_decay=0.01, **impl)
     raise ValueError(f"unknown optimizer '{spec.optimizer}'")
 
 
@@ -110,7 +120,14 @@ def step_optimizer(s: TrainingState, opt: torch.optim.Optimizer, injected: bool)
         return False
     before = s.steps_taken[i]
     s.scaler.step(opt)
-    return s.steps_taken[i] > before
+    if s.steps_taken[i] == before:
+        return False
+    # A fused optimizer is always called: its kernel skips on the device when
+    # the scaler found an inf (found_inf), so the hook alone cannot tell.
+    if opt.defaults.get("fused") and s.scaler.is_enabled():
+        found = s.scaler._per_optimizer_states[id(opt)]["found_inf_per_device"]
+        return not any(float(v.item()) for v in found.values())
+    return True
 
 
 def scheduled_lr(spec: Spec, step_index: int) -> float:

@@ -1,0 +1,244 @@
+#include "optim/optimizers.h"
+
+#include <ATen/ops/_foreach_add.h>
+#include <ATen/ops/_foreach_addcdiv.h>
+#include <ATen/ops/_foreach_addcmul.h>
+#include <ATen/ops/_foreach_div.h>
+#include <ATen/ops/_foreach_lerp.h>
+#include <ATen/ops/_foreach_mul.h>
+#include <ATen/ops/_foreach_sqrt.h>
+#include <ATen/ops/_foreach_sub.h>
+#include <ATen/ops/_fused_adamw.h>
+#include <ATen/ops/_fused_sgd.h>
+#include <ATen/ops/zeros.h>
+#include <ATen/ops/zeros_like.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace ampbench::optim {
+namespace {
+
+using torch::optim::AdamWOptions;
+using torch::optim::AdamWParamState;
+using torch::optim::SGDOptions;
+using torch::optim::SGDParamState;
+
+std::vector<torch::optim::OptimizerParamGroup> one_group(const std::vector<at::Tensor>& params) {
+  return {torch::optim::OptimizerParamGroup(params)};
+}
+
+// What the multi-tensor and fused paths implement; the rest is refused with
+// the option's name rather than silently ignored.
+void check_sgd(const SGDOptions& o, const char* who) {
+  TORCH_CHECK(!o.nesterov(), who, ": nesterov is not implemented");
+  TORCH_CHECK(o.weight_decay() == 0, who, ": weight_decay is not implemented, got ", o.weight_decay());
+  TORCH_CHECK(o.momentum() > 0, who, ": needs momentum > 0, got ", o.momentum());
+}
+
+void check_adamw(const AdamWOptions& o, const char* who) { TORCH_CHECK(!o.amsgrad(), who, ": amsgrad is not implemented"); }
+
+// Momentum buffers at zero for every parameter, from the start (see
+// ForeachSGD), as the Python oracle sets them.
+void zero_momentum_buffers(const std::vector<at::Tensor>& params,
+                           ska::flat_hash_map<void*, std::unique_ptr<torch::optim::OptimizerParamState>>& state) {
+  for (const at::Tensor& p : params) {
+    auto fresh = std::make_unique<SGDParamState>();
+    fresh->momentum_buffer(at::zeros_like(p, at::MemoryFormat::Preserve));
+    state[p.unsafeGetTensorImpl()] = std::move(fresh);
+  }
+}
+
+// The parameters with a gradient and their momentum buffers.
+struct SgdLists {
+  std::vector<at::Tensor> params, grads, bufs;
+};
+
+SgdLists sgd_lists(torch::optim::OptimizerParamGroup& group,
+                   ska::flat_hash_map<void*, std::unique_ptr<torch::optim::OptimizerParamState>>& state) {
+  SgdLists l;
+  for (const at::Tensor& p : group.params()) {
+    if (!p.grad().defined()) continue;
+    l.params.push_back(p);
+    l.grads.push_back(p.grad());
+    l.bufs.push_back(static_cast<SGDParamState&>(*state.at(p.unsafeGetTensorImpl())).momentum_buffer());
+  }
+  return l;
+}
+
+struct AdamLists {
+  std::vector<at::Tensor> params, grads, exp_avgs, exp_avg_sqs;
+  std::vector<AdamWParamState*> states;
+};
+
+AdamLists adam_lists(torch::optim::OptimizerParamGroup& group,
+                     ska::flat_hash_map<void*, std::unique_ptr<torch::optim::OptimizerParamState>>& state) {
+  AdamLists l;
+  for (const at::Tensor& p : group.params()) {
+    if (!p.grad().defined()) continue;
+    auto& slot = state[p.unsafeGetTensorImpl()];
+    if (!slot) {
+      auto fresh = std::make_unique<AdamWParamState>();
+      fresh->step(0);
+      fresh->exp_avg(at::zeros_like(p, at::MemoryFormat::Preserve));
+      fresh->exp_avg_sq(at::zeros_like(p, at::MemoryFormat::Preserve));
+      slot = std::move(fresh);
+    }
+    auto& s = static_cast<AdamWParamState&>(*slot);
+    l.params.push_back(p);
+    l.grads.push_back(p.grad());
+    l.exp_avgs.push_back(s.exp_avg());
+    l.exp_avg_sqs.push_back(s.exp_avg_sq());
+    l.states.push_back(&s);
+  }
+  return l;
+}
+
+std::optional<at::Tensor> optional(const at::Tensor& t) { return t.defined() ? std::optional<at::Tensor>(t) : std::nullopt; }
+
+}  // namespace
+
+std::string to_string(Impl impl) {
+  switch (impl) {
+    case Impl::kLoop: return "loop";
+    case Impl::kForeach: return "foreach";
+    case Impl::kFused: return "fused";
+  }
+  return "loop";
+}
+
+Impl parse_impl(const std::string& name) {
+  for (Impl impl : {Impl::kLoop, Impl::kForeach, Impl::kFused})
+    if (to_string(impl) == name) return impl;
+  throw std::invalid_argument("unknown optimizer_impl '" + name + "' (known: loop, foreach, fused)");
+}
+
+ForeachSGD::ForeachSGD(const std::vector<at::Tensor>& params, SGDOptions options)
+    : Optimizer(one_group(params), std::make_unique<SGDOptions>(options)) {
+  check_sgd(options, "ForeachSGD");
+  zero_momentum_buffers(params, state_);
+}
+
+// torch.optim.sgd._multi_tensor_sgd with momentum, no weight decay.
+at::Tensor ForeachSGD::step(LossClosure closure) {
+  TORCH_CHECK(!closure, "ForeachSGD::step: closures are not supported");
+  at::NoGradGuard no_grad;
+  for (auto& group : param_groups_) {
+    const auto& o = static_cast<const SGDOptions&>(group.options());
+    SgdLists l = sgd_lists(group, state_);
+    if (l.params.empty()) continue;
+    at::_foreach_mul_(l.bufs, o.momentum());
+    at::_foreach_add_(l.bufs, l.grads, 1 - o.dampening());
+    at::_foreach_add_(l.params, l.bufs, -o.lr());
+  }
+  return {};
+}
+
+FusedSGD::FusedSGD(const std::vector<at::Tensor>& params, SGDOptions options)
+    : Optimizer(one_group(params), std::make_unique<SGDOptions>(options)) {
+  check_sgd(options, "FusedSGD");
+  zero_momentum_buffers(params, state_);
+}
+
+at::Tensor FusedSGD::step(LossClosure closure) {
+  TORCH_CHECK(!closure, "FusedSGD::step: closures are not supported");
+  step_with_amp({}, {});
+  return {};
+}
+
+void FusedSGD::step_with_amp(const at::Tensor& grad_scale, const at::Tensor& found_inf) {
+  at::NoGradGuard no_grad;
+  for (auto& group : param_groups_) {
+    const auto& o = static_cast<const SGDOptions&>(group.options());
+    SgdLists l = sgd_lists(group, state_);
+    if (l.params.empty()) continue;
+    at::_fused_sgd_(l.params, l.grads, l.bufs, o.weight_decay(), o.momentum(), o.lr(), o.dampening(), o.nesterov(),
+                    /*maximize=*/false, /*is_first_step=*/false, optional(grad_scale), optional(found_inf));
+  }
+}
+
+ForeachAdamW::ForeachAdamW(const std::vector<at::Tensor>& params, AdamWOptions options)
+    : Optimizer(one_group(params), std::make_unique<AdamWOptions>(options)) {
+  check_adamw(options, "ForeachAdamW");
+}
+
+// torch.optim.adam._multi_tensor_adam with decoupled weight decay, not
+// capturable: bias corrections in double on the host, as Python computes them.
+at::Tensor ForeachAdamW::step(LossClosure closure) {
+  TORCH_CHECK(!closure, "ForeachAdamW::step: closures are not supported");
+  at::NoGradGuard no_grad;
+  for (auto& group : param_groups_) {
+    const auto& o = static_cast<const AdamWOptions&>(group.options());
+    AdamLists l = adam_lists(group, state_);
+    if (l.params.empty()) continue;
+    const auto [beta1, beta2] = o.betas();
+    if (o.weight_decay() != 0) at::_foreach_mul_(l.params, 1 - o.lr() * o.weight_decay());
+    at::_foreach_lerp_(l.exp_avgs, l.grads, 1 - beta1);
+    at::_foreach_mul_(l.exp_avg_sqs, beta2);
+    at::_foreach_addcmul_(l.exp_avg_sqs, l.grads, l.grads, 1 - beta2);
+    std::vector<at::Scalar> step_size, bias_correction2_sqrt;
+    for (AdamWParamState* s : l.states) {
+      s->step(s->step() + 1);
+      const double step = static_cast<double>(s->step());
+      step_size.emplace_back((o.lr() / (1 - std::pow(beta1, step))) * -1);
+      bias_correction2_sqrt.emplace_back(std::pow(1 - std::pow(beta2, step), 0.5));
+    }
+    std::vector<at::Tensor> denom = at::_foreach_sqrt(l.exp_avg_sqs);
+    at::_foreach_div_(denom, bias_correction2_sqrt);
+    at::_foreach_add_(denom, o.eps());
+    at::_foreach_addcdiv_(l.params, l.exp_avgs, denom, step_size);
+  }
+  return {};
+}
+
+FusedAdamW::FusedAdamW(const std::vector<at::Tensor>& params, AdamWOptions options)
+    : Optimizer(one_group(params), std::make_unique<AdamWOptions>(options)) {
+  check_adamw(options, "FusedAdamW");
+  for (const at::Tensor& p : params) steps_.push_back(at::zeros({}, p.options().dtype(at::kFloat)));
+}
+
+at::Tensor FusedAdamW::step(LossClosure closure) {
+  TORCH_CHECK(!closure, "FusedAdamW::step: closures are not supported");
+  step_with_amp({}, {});
+  return {};
+}
+
+// torch.optim.adam._fused_adam (decoupled weight decay): the step counts are
+// device tensors, advanced before the kernel and taken back on a skipped step.
+void FusedAdamW::step_with_amp(const at::Tensor& grad_scale, const at::Tensor& found_inf) {
+  at::NoGradGuard no_grad;
+  for (auto& group : param_groups_) {
+    const auto& o = static_cast<const AdamWOptions&>(group.options());
+    AdamLists l = adam_lists(group, state_);
+    if (l.params.empty()) continue;
+    std::vector<at::Tensor> steps;
+    const std::vector<at::Tensor>& all = group.params();
+    for (size_t i = 0; i < all.size(); ++i)
+      if (all[i].grad().defined()) steps.push_back(steps_.at(i));
+    const auto [beta1, beta2] = o.betas();
+    at::_foreach_add_(steps, 1);
+    at::_fused_adamw_(l.params, l.grads, l.exp_avgs, l.exp_avg_sqs, /*max_exp_avg_sqs=*/{}, steps, o.lr(), beta1,
+                      beta2, o.weight_decay(), o.eps(), /*amsgrad=*/false, /*maximize=*/false, optional(grad_scale),
+                      optional(found_inf));
+    if (found_inf.defined()) at::_foreach_sub_(steps, std::vector<at::Tensor>(steps.size(), found_inf));
+  }
+}
+
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::string& name, Impl impl,
+                                                        const std::vector<at::Tensor>& params, double lr) {
+  if (name == "sgd") {
+    const SGDOptions o = SGDOptions(lr).momentum(0.9);
+    if (impl == Impl::kForeach) return std::make_unique<ForeachSGD>(params, o);
+    if (impl == Impl::kFused) return std::make_unique<FusedSGD>(params, o);
+    return std::make_unique<torch::optim::SGD>(params, o);
+  }
+  if (name == "adamw") {
+    const AdamWOptions o = AdamWOptions(lr).weight_decay(0.01);
+    if (impl == Impl::kForeach) return std::make_unique<ForeachAdamW>(params, o);
+    if (impl == Impl::kFused) return std::make_unique<FusedAdamW>(params, o);
+    return std::make_unique<torch::optim::AdamW>(params, o);
+  }
+  throw std::invalid_argument("unknown optimizer '" + name + "' (known: sgd, adamw)");
+}
+
+}  // namespace ampbench::optim
