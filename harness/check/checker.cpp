@@ -226,6 +226,7 @@ Verdict check_case(const CaseRecord& rec, const CaseRecord& baseline, const Case
   // Every DDP rank must have made the same decisions (distributed/rank_agreement.h);
   // first, since the other checks look at one rank's record only.
   if (rec.rank_disagreement) require(v, false, *rec.rank_disagreement);
+  if (rec.resume_mismatch) require(v, false, *rec.resume_mismatch);
   const std::vector<int> exempt = check_loss(v, rec, base, env, c);
   check_final_state(v, rec, base, env, c, exempt);
   for (const MetricCheck& m : v.checks) v.max_ratio = std::max(v.max_ratio, m.max_ratio);

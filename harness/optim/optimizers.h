@@ -53,6 +53,8 @@ class FusedAdamW : public torch::optim::Optimizer, public amp::AmpScalingOptimiz
   FusedAdamW(const std::vector<at::Tensor>& params, torch::optim::AdamWOptions options);
   at::Tensor step(LossClosure closure = nullptr) override;
   void step_with_amp(const at::Tensor& grad_scale, const at::Tensor& found_inf) override;
+  // Per parameter, in order: the kernel's step counts (checkpoints save them).
+  const std::vector<at::Tensor>& step_counts() const { return steps_; }
 
  private:
   std::vector<at::Tensor> steps_;  // per parameter, float32 on its device (the kernel's state_steps)

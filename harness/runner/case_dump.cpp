@@ -14,14 +14,16 @@
 #include "io/atomic_file.h"
 
 namespace ampbench {
-namespace {
 
-std::string folder_name(const std::string& id) {
+std::string dump_folder_name(const std::string& id) {
   std::string out = id;
   for (char& c : out)
     if (c == '/' || c == '#' || c == ':') c = '_';
   return out;
 }
+
+namespace {
+
 
 void write_bytes(const std::filesystem::path& path, const std::vector<char>& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -75,6 +77,7 @@ nlohmann::json spec_json(const CaseSpec& s) {
           {"loss_multiplier", s.loss_multiplier},
           {"inject_inf_step", s.inject_inf_step},
           {"inject_inf_optimizer", s.inject_inf_optimizer},
+          {"resume_at", s.resume_at},
           {"skip_steps", s.skip_steps},
           {"scaler",
            {{"init_scale", s.scaler.init_scale},
@@ -92,7 +95,7 @@ nlohmann::json spec_json(const CaseSpec& s) {
 void write_case_dump(const std::string& dir, const CaseDump& dump) {
   namespace fs = std::filesystem;
   const CaseRecord& rec = dump.record;
-  const fs::path root = fs::path(dir) / folder_name(rec.spec.id);
+  const fs::path root = fs::path(dir) / dump_folder_name(rec.spec.id);
   std::error_code ec;
   fs::create_directories(root, ec);
   if (ec) throw std::runtime_error(root.string() + ": cannot create dump directory: " + ec.message());

@@ -27,4 +27,7 @@ struct CaseDump {
 // Writes DIR/<case id with '/' -> '__'>/..., readable by torch.load.
 void write_case_dump(const std::string& dir, const CaseDump& dump);
 
+// The folder of case `id` under a dump directory ("/", "#", ":" -> "_").
+std::string dump_folder_name(const std::string& id);
+
 }  // namespace ampbench

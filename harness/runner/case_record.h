@@ -97,6 +97,9 @@ struct CaseRecord {
   int ranks_agreed = 0;
   // ddp: the first disagreement found (rank, quantity, step), which fails the case.
   std::optional<std::string> rank_disagreement;
+  // resume_at cases: how the resumed run first differed from the
+  // uninterrupted one (they must agree bitwise); none when identical.
+  std::optional<std::string> resume_mismatch;
   double wall_seconds = 0;
 };
 

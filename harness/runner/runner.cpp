@@ -10,7 +10,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <optional>
+
+#include <unistd.h>
 
 #include "amp/float32_math.h"
 #include "distributed/context.h"
@@ -19,6 +22,7 @@
 #include "distributed/rank_agreement.h"
 #include "runner/scaling.h"
 #include "runner/case_dump.h"
+#include "runner/checkpoint.h"
 #include "kernels/grad_health.h"
 #include "models/flops.h"
 #include "runner/timer.h"
@@ -104,21 +108,47 @@ void record_grad_health(const TrainingState& s, double backward_scale, GradHealt
   trace.nonfinite.push_back(at_1.total.nonfinite);
 }
 
+// A resume_at case at its resume step: checkpoint everything, destroy the
+// state, and load the checkpoint into a fresh one (the negative control
+// "resume_without_scaler_state" forgets the scaler's). With --dump the
+// checkpoint stays in the case's dump folder for the Python oracle.
+std::unique_ptr<TrainingState> resumed(std::unique_ptr<TrainingState> state, const CaseSpec& spec,
+                                       const c10::Device& device, distributed::Context* context,
+                                       const std::string& dump_dir) {
+  const bool keep = !dump_dir.empty();
+  std::string dir = keep ? dump_dir + "/" + dump_folder_name(spec.id) : "";
+  if (!keep) {
+    std::string pattern = (std::filesystem::temp_directory_path() / "ampbench-resume-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("resume_at: cannot create a temporary folder");
+    dir = pattern;
+  }
+  const std::string path = dir + "/checkpoint.pt";
+  save_checkpoint(*state, path);
+  state.reset();
+  auto fresh = make_training_state(spec, device, context);
+  fresh->record_engagement = true;
+  load_checkpoint(*fresh, path, spec.variant != "resume_without_scaler_state");
+  if (!keep) {
+    ::unlink(path.c_str());
+    ::rmdir(dir.c_str());
+  }
+  return fresh;
+}
+
 // The conformance run: fresh weights, spec.steps optimizer steps; optionally
 // dumped for the Python reference.
 void train_recorded(const CaseSpec& spec, const c10::Device& device, distributed::Context* context,
                     CaseRecord& rec, const std::string& dump_dir = "") {
-  auto state = make_training_state(spec, device, context);
-  TrainingState& s = *state;
-  s.record_engagement = true;
+  std::unique_ptr<TrainingState> state = make_training_state(spec, device, context);
+  state->record_engagement = true;
   const Workload& workload = find_workload(spec.workload);
   const SyntheticData data(data_options(spec), device);
-  rec.initial_params = flatten(s.parameters());
+  rec.initial_params = flatten(state->parameters());
 
   std::optional<CaseDump> dump;
   if (!dump_dir.empty()) {
     dump.emplace(CaseDump{rec, {}, {}, {}, {}});
-    for (const Model& m : s.models) dump->initial_state.push_back(named_state(m));
+    for (const Model& m : state->models) dump->initial_state.push_back(named_state(m));
   }
 
   std::vector<at::Tensor> losses;
@@ -126,32 +156,50 @@ void train_recorded(const CaseSpec& spec, const c10::Device& device, distributed
   // bf16 and tf32 have float32's range: underflow to fp16 is not their question.
   if (spec.precision.float16_range_matters()) rec.grad_health.emplace();
   for (int step = 0; step < spec.steps; ++step) {
-    s.step_index = step;
-    apply_lr_schedule(s);
-    const double backward_scale = s.scaler.get_scale();
+    state->step_index = step;  // the checkpoint's step_index: where the run resumes
+    if (step == spec.resume_at) state = resumed(std::move(state), spec, device, context, dump_dir);
+    apply_lr_schedule(*state);
+    const double backward_scale = state->scaler.get_scale();
     const std::vector<Batch> batches = micro_batches(data, workload.micro_batches(spec), cursor, false);
     if (dump) dump->batches.insert(dump->batches.end(), batches.begin(), batches.end());
-    s.optimizer_skipped.assign(s.optimizers.size(), false);
-    const StepOutcome outcome = workload.step(s, batches);
+    state->optimizer_skipped.assign(state->optimizers.size(), false);
+    const StepOutcome outcome = workload.step(*state, batches);
     losses.push_back(outcome.loss.to(at::kFloat));
     rec.skipped.push_back(outcome.skipped);
-    rec.optimizer_skipped.push_back(s.optimizer_skipped);
+    rec.optimizer_skipped.push_back(state->optimizer_skipped);
     rec.engagement.push_back(outcome.engagement);
-    if (rec.grad_health) record_grad_health(s, backward_scale, *rec.grad_health);
-    rec.scale.push_back(s.scaler.get_scale());
+    if (rec.grad_health) record_grad_health(*state, backward_scale, *rec.grad_health);
+    rec.scale.push_back(state->scaler.get_scale());
   }
   const at::Tensor all = at::stack(losses).to(at::kCPU, at::kDouble);
   rec.loss.assign(all.data_ptr<double>(), all.data_ptr<double>() + all.numel());
 
-  const std::vector<at::Tensor> params = s.parameters();
+  const std::vector<at::Tensor> params = state->parameters();
   rec.final_params = flatten(params);
-  rec.optimizer_state = flatten(optimizer_state_tensors(s));
+  rec.optimizer_state = flatten(optimizer_state_tensors(*state));
   for (const at::Tensor& p : params) rec.nonfinite_values += (~at::isfinite(p.detach())).sum().item<int64_t>();
   if (dump) {
-    for (const Model& m : s.models) dump->final_state.push_back(named_state(m));
-    for (const at::Tensor& t : optimizer_state_tensors(s)) dump->optimizer_state.push_back(t.detach().cpu());
+    for (const Model& m : state->models) dump->final_state.push_back(named_state(m));
+    for (const at::Tensor& t : optimizer_state_tensors(*state)) dump->optimizer_state.push_back(t.detach().cpu());
     write_case_dump(dump_dir, *dump);
   }
+}
+
+// Bitwise: the first step (or final tensor) where a resumed run left the
+// uninterrupted one.
+std::optional<std::string> resume_difference(const CaseRecord& resumed, const CaseRecord& straight, int resume_at) {
+  const std::string head = "resumed at step " + std::to_string(resume_at) + ", the run differs from the uninterrupted one: ";
+  for (size_t t = 0; t < resumed.loss.size() && t < straight.loss.size(); ++t) {
+    const bool same_loss = resumed.loss[t] == straight.loss[t] || (std::isnan(resumed.loss[t]) && std::isnan(straight.loss[t]));
+    if (!same_loss) return head + "loss at step " + std::to_string(t);
+    if (resumed.scale[t] != straight.scale[t])
+      return head + "loss scale after step " + std::to_string(t) + " (" + std::to_string(resumed.scale[t]) + " vs " +
+             std::to_string(straight.scale[t]) + ")";
+    if (resumed.skipped[t] != straight.skipped[t]) return head + "skipped flag of step " + std::to_string(t);
+  }
+  if (resumed.final_params != straight.final_params) return head + "final parameters";
+  if (resumed.optimizer_state != straight.optimizer_state) return head + "final optimizer state";
+  return std::nullopt;
 }
 
 // fp32 run-to-run noise: an identical second run, compared with the first.
@@ -297,6 +345,13 @@ CaseRecord Runner::run(const CaseSpec& spec) const {
     const Workload& workload = find_workload(spec.workload);
     distributed::Context* context = workload.collective() ? &this->context() : nullptr;
     train_recorded(spec, device, context, rec, options_.dump_dir);
+    if (spec.resume_at >= 0) {
+      CaseSpec straight = spec;
+      straight.resume_at = -1;
+      CaseRecord uninterrupted;
+      train_recorded(straight, device, context, uninterrupted);
+      rec.resume_mismatch = resume_difference(rec, uninterrupted, spec.resume_at);  // the checker fails the case
+    }
     if (context) {
       // The checker fails the case with a disagreement.
       rec.rank_disagreement =

@@ -74,6 +74,7 @@ CaseSpec make_case(const SuiteContext& ctx, const std::string& workload, const s
   c.scaler_enabled = c.precision.needs_scaler();
   c.optimizer = optimizer;
   c.optimizer_impl = s.optimizer_impl;
+  c.resume_at = s.resume_at;
   c.device = ctx.device;
   c.steps = s.steps;
   c.seed = s.seed;
@@ -125,6 +126,8 @@ CaseSpec read_explicit_case(const SuiteContext& ctx, Reader r) {
                                        std::to_string(c.inject_inf_optimizer));
   if (c.inject_inf_optimizer != 0 && c.inject_inf_step < 0)
     r.fail("inject_inf_optimizer", "needs an \"inject_inf_step\"");
+  if (c.variant == "resume_without_scaler_state" && c.resume_at < 0)
+    r.fail("variant", "resume_without_scaler_state needs a \"resume_at\"");
   bool overrides = r.has("inject_inf_optimizer");
   for (const auto& key : kSettingKeys) overrides = overrides || r.has(key);
   // Throughput input mode: host batches (pinned, non_blocking copies) vs one
@@ -159,6 +162,7 @@ CaseSpec read_explicit_case(const SuiteContext& ctx, Reader r) {
 // optimizer, settings and data; correct procedure; no scaler.
 CaseSpec baseline_for(const CaseSpec& c, const SuiteContext& ctx) {
   CaseSpec b = c;
+  b.resume_at = -1;  // the uninterrupted run (a resumed case is also held to it bitwise)
   b.precision = PrecisionPolicy(Precision::kFp32);
   b.variant = "correct";
   b.scaler_enabled = false;

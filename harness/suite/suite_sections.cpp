@@ -51,7 +51,7 @@ ScalerSettings read_scaler(Reader r, ScalerSettings s) {
 
 const std::vector<std::string> kSettingKeys = {"steps", "seed", "lr", "cosine_schedule", "iters_to_accumulate",
                                                "max_norm", "clip_value", "loss_multiplier", "inject_inf_step",
-                                               "world_size", "scaler"};
+                                               "world_size", "scaler", "resume_at"};
 
 TrainingSettings read_settings(Reader& r, TrainingSettings s) {
   s.steps = r.get("steps", s.steps);
@@ -89,6 +89,10 @@ TrainingSettings read_settings(Reader& r, TrainingSettings s) {
   s.world_size = r.get("world_size", s.world_size);
   require_in(r, "world_size", s.world_size, 1, kMaxWorldSize);
   if (r.has("scaler")) s.scaler = read_scaler(r.child("scaler"), s.scaler);
+  s.resume_at = r.get("resume_at", s.resume_at);
+  if (s.resume_at != -1 && !(s.resume_at >= 1 && s.resume_at < s.steps))
+    r.fail("resume_at", "must be -1 (never) or a step in [1, steps) (steps " + std::to_string(s.steps) + "), got " +
+                            std::to_string(s.resume_at));
   if (r.has("optimizer_impl")) {
     try {
       s.optimizer_impl = optim::parse_impl(r.require<std::string>("optimizer_impl"));

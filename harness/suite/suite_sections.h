@@ -47,6 +47,7 @@ struct TrainingSettings {
   double loss_multiplier = 1.0;
   int inject_inf_step = -1;
   int world_size = 1;  // dataparallel replicas; ddp ranks (a launch's own world size wins)
+  int resume_at = -1;  // checkpoint, destroy and restore before this step
   optim::Impl optimizer_impl = optim::Impl::kLoop;  // part of the case id when not loop: no tag needed
   ScalerSettings scaler;
 };

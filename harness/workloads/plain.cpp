@@ -24,7 +24,7 @@ StepOutcome plain_step(TrainingState& s, const std::vector<Batch>& batches) {
 }  // namespace
 
 Workload plain_workload() {
-  return Workload("plain", plain_step).controls({"no_scaler", "fresh_scaler_each_step"});
+  return Workload("plain", plain_step).controls({"no_scaler", "fresh_scaler_each_step", "resume_without_scaler_state"});
 }
 
 }  // namespace ampbench

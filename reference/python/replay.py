@@ -26,7 +26,7 @@ import torch.jit._pickle  # noqa: F401 - restore_type_tag, allowed below
 from .bounded_json import JsonInputError, read_bounded_json
 from . import models as M
 from .spec import Spec, SpecError, spec_from_dump
-from .workloads import STEPS, TrainingState, apply_lr_schedule, optimizer_state_tensors
+from .workloads import STEPS, TrainingState, apply_lr_schedule, make_scaler, optimizer_state_tensors
 
 
 class DumpError(Exception):
@@ -205,6 +205,11 @@ def replay(case: CaseDump, device: str = "cpu", prepare=None) -> Run:
     batches = [(x.to(dev), y.to(dev)) for x, y in zip(case.inputs, case.labels)]
     loss, scale, skipped = [], [], []
     for step in range(spec.steps):
+        if step == spec.resume_at and spec.variant == "resume_without_scaler_state":
+            # C++ restores everything from its checkpoint but the scaler, which
+            # starts again from init_scale (the control); a correct resume is
+            # bitwise the uninterrupted run, which this loop is.
+            s.scaler = make_scaler(spec, dev)
         s.step_index = step
         apply_lr_schedule(s)
         outcome = step_fn(s, batches[step * micro:(step + 1) * micro])

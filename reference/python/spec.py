@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 WORKLOADS = ("plain", "clip_norm", "clip_value", "accumulation", "penalty", "multi")
 # Negative controls: each one known AMP mistake (harness/suite/suite.cpp).
 VARIANTS = {
-    "plain": ("correct", "no_scaler", "fresh_scaler_each_step"),
+    "plain": ("correct", "no_scaler", "fresh_scaler_each_step", "resume_without_scaler_state"),
     "clip_norm": ("correct", "clip_before_unscale"),
     "clip_value": ("correct", "clip_before_unscale"),
     "accumulation": ("correct", "step_every_microbatch"),
@@ -70,6 +70,7 @@ class Spec:
     loss_multiplier: float = 1.0
     inject_inf_step: int = -1
     inject_inf_optimizer: int = 0  # whose first gradient gets the inf: optimizer i <-> model i
+    resume_at: int = -1  # checkpoint and restore before this step (harness/runner/checkpoint.h)
     skip_steps: list = field(default_factory=list)  # [optimizer] -> steps it skips
     scaler: dict = field(default_factory=lambda: dict(DEFAULT_SCALER))
     expect: str = "pass"
@@ -144,6 +145,7 @@ def spec_from_dump(obj: dict) -> Spec:
         # Absent from dumps written before it existed: the inf then went to
         # the first parameter, which is optimizer 0's.
         inject_inf_optimizer=_integer(obj.get("inject_inf_optimizer", 0), "inject_inf_optimizer"),
+        resume_at=_integer(obj.get("resume_at", -1), "resume_at"),
         skip_steps=[[int(s) for s in steps] for steps in obj["skip_steps"]], scaler=scaler,
     )
     spec.validate()

@@ -40,11 +40,12 @@ class Settings:
     inject_inf_optimizer: int = 0
     scaler: dict = field(default_factory=lambda: dict(DEFAULT_SCALER))
     optimizer_impl: str = "loop"  # part of the case id when not loop: no tag needed
+    resume_at: int = -1
 
 
 SETTING_KEYS = ("steps", "seed", "lr", "cosine_schedule", "iters_to_accumulate", "max_norm", "clip_value",
                 "loss_multiplier", "inject_inf_step", "inject_inf_optimizer", "scaler", "world_size", "input",
-                "tolerance")
+                "tolerance", "resume_at")
 DISTRIBUTED_WORKLOADS = ("dataparallel", "ddp")
 
 
@@ -90,7 +91,7 @@ def _read_settings(node: dict, base: Settings, where: str) -> Settings:
         # As the C++ loader: the matrix mixes one-optimizer workloads with multi's two.
         raise SuiteError(f"{where}.inject_inf_optimizer: a per-case setting (not allowed in defaults)")
     for key in ("steps", "seed", "cosine_schedule", "iters_to_accumulate", "max_norm", "clip_value",
-                "loss_multiplier", "inject_inf_step", "inject_inf_optimizer"):
+                "loss_multiplier", "inject_inf_step", "inject_inf_optimizer", "resume_at"):
         if key in node:
             setattr(s, key, node[key])
     if isinstance(s.inject_inf_optimizer, bool) or not isinstance(s.inject_inf_optimizer, int):
@@ -130,7 +131,7 @@ def _make_case(ctx: dict, workload: str, model: str, precision: str, optimizer: 
                 iters_to_accumulate=s.iters_to_accumulate, max_norm=s.max_norm, clip_value=s.clip_value,
                 loss_multiplier=s.loss_multiplier, inject_inf_step=s.inject_inf_step,
                 inject_inf_optimizer=s.inject_inf_optimizer, scaler=dict(s.scaler), throughput=copy.copy(ctx["throughput"]),
-                optimizer_impl=s.optimizer_impl)
+                optimizer_impl=s.optimizer_impl, resume_at=s.resume_at)
 
 
 def _needs_baseline(c: Spec) -> bool:
@@ -140,6 +141,7 @@ def _needs_baseline(c: Spec) -> bool:
 def _baseline_for(c: Spec, ctx: dict) -> Spec:
     b = copy.deepcopy(c)
     b.precision, b.variant, b.scaler_enabled, b.expect = "fp32", "correct", False, "pass"
+    b.resume_at = -1  # the uninterrupted run
     b.throughput = copy.copy(ctx["throughput"])
     b.throughput.input = c.throughput.input  # speedups compare like with like
     b.baseline_id = ""
@@ -199,6 +201,8 @@ def _read_explicit(ctx: dict, node: dict, where: str) -> Spec:
     c.variant = node.get("variant", "correct")
     if c.variant not in VARIANTS[w]:
         raise SuiteError(f"{ctx['file']}: {where}.variant: unknown variant '{c.variant}' of {w}")
+    if c.variant == "resume_without_scaler_state" and c.resume_at < 0:
+        raise SuiteError(f"{ctx['file']}: {where}.variant: resume_without_scaler_state needs a \"resume_at\"")
     c.tag = node.get("tag", "")
     if any(k in node for k in SETTING_KEYS) and not c.tag:
         raise SuiteError(f"{ctx['file']}: {where}.tag: a case that overrides settings needs a \"tag\"")
