@@ -7,6 +7,8 @@
 #   configure    a clean build-gpu/ (Release), CMake prefix = torch + .deps/
 #   build        all cores
 #   env          ampbench env --json (float32 math, NCCL version, ...)
+#   autocast     ampbench autocast-ops --device cuda: C++ autocast casts every op of
+#                harness/amp/autocast_ops.json as Python's torch.autocast does here
 #   ctest        every test except the CPU end-to-end runs CI covers (all /cuda cases included)
 #   qualify      ampbench qualify --device cuda (ceilings, conformance, throughput, report)
 #   distributed  the distributed suite, DDP over NCCL, one rank per GPU: must exit 0
@@ -31,13 +33,13 @@ WORK="${AMPBENCH_GPU_WORK:-$ROOT/gpu-results}"
 OUT="${OUT:-$WORK}"
 JOBS="${AMPBENCH_JOBS:-$(nproc)}"
 BUDGET="${AMPBENCH_GPU_CHECK_BUDGET_S:-420}"
-STAGES="${AMPBENCH_GPU_CHECK_STAGES:-deps,configure,build,env,ctest,qualify,distributed,bench,archive}"
+STAGES="${AMPBENCH_GPU_CHECK_STAGES:-deps,configure,build,env,autocast,ctest,qualify,distributed,bench,archive}"
 DRY=0
 [[ "${1:-}" == "--dry-run" ]] && DRY=1
 # The CPU end-to-end runs (smoke and scaler-stress suites, Python cross-checks,
 # envelope configurations, A/B gate, killed
 # and failing ranks): CI runs them; here they would spend the budget on CPU.
-CTEST_EXCLUDE="${AMPBENCH_GPU_CHECK_CTEST_EXCLUDE:-^(cli\.smoke_suite_conforms|results\.smoke_output_matches_schema|reference\.crosscheck_smoke_mlp|ci\.gate_ab_flags_slowdown|results\.killed_run_keeps_finished_cases|cli\.distributed_rank_failure_fails_fast|cli\.distributed_suite_conforms|cli\.scaler_stress_suite_conforms|reference\.crosscheck_scaler_stress|reference\.crosscheck_conformance_transformer_adamw|check\.envelope_holds_across_configurations)$}"
+CTEST_EXCLUDE="${AMPBENCH_GPU_CHECK_CTEST_EXCLUDE:-^(cli\.smoke_suite_conforms|results\.smoke_output_matches_schema|reference\.crosscheck_smoke_mlp|ci\.gate_ab_flags_slowdown|results\.killed_run_keeps_finished_cases|cli\.distributed_rank_failure_fails_fast|cli\.distributed_suite_conforms|cli\.scaler_stress_suite_conforms|reference\.crosscheck_scaler_stress|reference\.crosscheck_conformance_transformer_adamw|check\.envelope_holds_across_configurations|cli\.autocast_ops_cpu_matches_python|cli\.autocast_ops_doctored_expected_fails)$}"
 
 deps="$ROOT/.deps/root/usr"
 start=$(date +%s)
@@ -123,6 +125,12 @@ sys.exit(0 if re.fullmatch(r"[1-9]\.\d{1,2}\.\d{1,3}", nccl) else f"env.json: nc
 PY
 }
 
+# The CUDA autocast policy, C++ against Python's oracle (run with this
+# script's Python); the table and verdicts land in autocast-ops/.
+run_autocast_ops() {
+  AMPBENCH_PYTHON="$(command -v "$PY")" "$BUILD/ampbench" autocast-ops --device "$DEVICE" --out "$WORK/autocast-ops"
+}
+
 # Qualification, then: every results file says its cases ran in IEEE float32
 # (so the fp32 CNN baselines are IEEE, not cuDNN's default TF32).
 run_qualify() {
@@ -173,13 +181,14 @@ make_archive() {
 }
 
 export ROOT PY DEVICE BUILD WORK OUT JOBS deps summary
-export -f check_deps configure write_env run_qualify run_distributed run_benches make_archive
+export -f check_deps configure write_env run_autocast_ops run_qualify run_distributed run_benches make_archive
 
 line "start $(date -u +%FT%TZ) device $DEVICE, budget $BUDGET s, $JOBS jobs, outputs $WORK"
 stage deps 30 "$deps" -- check_deps || { ((DRY)) || { stage archive 60 "" -- make_archive; exit 1; }; }
 stage configure 90 "clean $BUILD, Release, prefix .deps + torch" -- configure
 stage build 300 "$JOBS jobs" -- cmake --build "$BUILD" -j "$JOBS"
 stage env 30 "$WORK/env.json" -- write_env
+stage autocast 60 "autocast-ops/autocast-ops.json (every op x float16, bfloat16 agrees with torch.autocast)" -- run_autocast_ops
 # At most 8 tests at once: they share one GPU.
 stage ctest 180 "JUnit ctest-junit.xml" -- ctest --test-dir "$BUILD" -j "$((JOBS < 8 ? JOBS : 8))" -E "$CTEST_EXCLUDE" --timeout 170 \
   --output-on-failure --output-junit "$WORK/ctest-junit.xml"

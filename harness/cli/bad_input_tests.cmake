@@ -73,3 +73,12 @@ bad_input(gate_markdown_device 2 "exists and is not a regular file" gate --curre
 bad_input(gate_other_suite 2 "is not the baseline's" gate --baseline @H@/results-a.json --current @H@/results-other-suite.json)
 bad_input(gate_incomplete 2 "the run did not finish (complete=false)" gate --baseline @H@/results-a.json --current @H@/results-incomplete.json)
 bad_input(world_size_beyond_machine 2 "1000 ranks (a case's world_size) exceed what this machine holds" run --suite @H@/suite-world-size-huge.json --out @H@/out-world-size --no-report)
+
+# ampbench autocast-ops: an unknown device or an unusable --expected table is
+# refused before anything runs.
+bad_input(autocast_ops_unknown_device 2 "--device: tpu not in" autocast-ops --device tpu)
+bad_input(autocast_ops_expected_device 2 "--expected /dev/zero: not a regular file" autocast-ops --device cpu --expected /dev/zero --out @H@/out-autocast)
+bad_input(autocast_ops_expected_missing 2 "no-such-table.json" autocast-ops --device cpu --expected @H@/no-such-table.json --out @H@/out-autocast)
+bad_input(autocast_ops_expected_not_json 2 "not-json.json: not valid JSON" autocast-ops --device cpu --expected @H@/not-json.json --out @H@/out-autocast)
+bad_input(autocast_ops_expected_deep 2 "nested deeper than 64 levels" autocast-ops --device cpu --expected @H@/deep-object.json --out @H@/out-autocast)
+bad_input(autocast_ops_expected_not_a_table 2 "not an autocast policy table" autocast-ops --device cpu --expected @H@/valid-suite.json --out @H@/out-autocast)

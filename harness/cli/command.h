@@ -32,5 +32,6 @@ void add_run_command(CLI::App& app, Action& selected);
 void add_gate_command(CLI::App& app, Action& selected);
 void add_baseline_command(CLI::App& app, Action& selected);
 void add_qualify_command(CLI::App& app, Action& selected);
+void add_autocast_ops_command(CLI::App& app, Action& selected);
 
 }  // namespace ampbench::cli

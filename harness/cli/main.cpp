@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   add_gate_command(app, selected);
   add_baseline_command(app, selected);
   add_qualify_command(app, selected);
+  add_autocast_ops_command(app, selected);
 
   try {
     app.parse(argc, argv);

@@ -1,5 +1,6 @@
 // The report step of `ampbench run` and `ampbench qualify`: Python
-// (reports/), run as a child that dies with this process.
+// (reports/), run as a child that dies with this process; and that way of
+// running a child, shared with `ampbench autocast-ops` (child_process.h).
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,12 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "cli/child_process.h"
 #include "cli/cmd_run.h"
 #include "core/build_info.h"
 #include "distributed/stop_signals.h"
 
 namespace ampbench::cli {
-namespace {
 
 // Runs argv[0] (no shell: a shell would fork the real program as a
 // grandchild, which PR_SET_PDEATHSIG does not reach) in `cwd`, as a child
@@ -42,13 +43,14 @@ int run_dying_with_us(const std::vector<std::string>& argv, const std::string& c
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-}  // namespace
+std::string python_interpreter() {
+  const char* python = std::getenv("AMPBENCH_PYTHON");
+  return python ? python : build_info::default_python();
+}
 
 // A failure there never loses the results.
 bool make_report(const std::vector<std::string>& results_paths, const std::string& report_dir) {
-  const char* python = std::getenv("AMPBENCH_PYTHON");
-  const std::string py = python ? python : build_info::default_python();
-  std::vector<std::string> argv = {py, "-m", "reports"};
+  std::vector<std::string> argv = {python_interpreter(), "-m", "reports"};
   for (const std::string& p : results_paths) argv.push_back(std::filesystem::absolute(p).string());
   argv.insert(argv.end(), {"--out", std::filesystem::absolute(report_dir).string()});
   std::string cmd;  // for the message

@@ -1,0 +1,226 @@
+// `ampbench autocast-ops`: does autocast, driven from C++, cast each op as
+// PyTorch's own policy does on this device? The expected table is Python's,
+// measured on this machine by reference/python/autocast_policy.py (or read
+// from --expected); both sides read the op list from
+// harness/amp/autocast_ops.json (amp/autocast_policy.h).
+#include <c10/core/Device.h>
+#include <torch/headeronly/version.h>
+
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "amp/autocast_policy.h"
+#include "cli/child_process.h"
+#include "cli/cmd_run.h"
+#include "cli/command.h"
+#include "core/build_info.h"
+#include "io/atomic_file.h"
+#include "io/json_file.h"
+#include "io/output_path.h"
+#include "results/results_writer.h"
+
+namespace ampbench::cli {
+namespace {
+
+struct AutocastOpsArgs {
+  std::string device = "auto";
+  std::string expected;  // "": run the Python oracle
+  std::string out_dir;
+};
+
+// Bad input (exit 2): device, --expected, --out, the op list.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+const std::vector<at::ScalarType> kDtypes = {at::kHalf, at::kBFloat16};
+
+std::string ops_file() { return std::string(build_info::source_dir()) + "/harness/amp/autocast_ops.json"; }
+
+// --expected FILE: a table of the oracle's format, measured on this device.
+nlohmann::json read_expected(const std::string& path, const std::string& device) {
+  nlohmann::json table;
+  try {
+    table = io::read_json_file(path);
+  } catch (const io::JsonFileError& e) {
+    throw UsageError(std::string("--expected ") + e.what());
+  }
+  if (!table.is_object() || !table.contains("device") || !table["device"].is_string())
+    throw UsageError("--expected " + path + ": not an autocast policy table (no \"device\")");
+  if (table["device"] != device)
+    throw UsageError("--expected " + path + " was measured on " + table["device"].get<std::string>() +
+                     ", this run is on " + device);
+  return table;
+}
+
+// Python's table for this device, both dtypes, written beside ours (it can
+// be passed back as --expected).
+nlohmann::json run_oracle(const std::string& device, const std::string& out_dir) {
+  const std::string path = std::filesystem::absolute(out_dir + "/python-policy.json").string();
+  const std::vector<std::string> argv = {python_interpreter(), "-m", "reference.python.autocast_policy",
+                                         "--device", device, "--ops", ops_file(), "--out", path};
+  const int code = run_dying_with_us(argv, build_info::source_dir());
+  if (code != 0) {
+    std::string cmd;
+    for (const std::string& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
+    throw std::runtime_error("the Python oracle failed (exit " + std::to_string(code) + "): " + cmd);
+  }
+  return io::read_json_file(path);
+}
+
+std::string shown(const std::optional<amp::OpOutcome>& row) {
+  if (!row) return "-";
+  return row->error ? "raises" : row->output_dtype.value_or("?");
+}
+
+std::string shown_flag(const std::optional<amp::OpOutcome>& row) {
+  if (!row || !row->bitwise_equal_to_manual_cast) return "-";
+  return *row->bitwise_equal_to_manual_cast ? "yes" : "no";
+}
+
+void print_table(const std::vector<amp::OpVerdict>& verdicts) {
+  std::cout << std::left << std::setw(34) << "op" << std::setw(10) << "dtype" << std::setw(10) << "expected"
+            << std::setw(10) << "got" << std::setw(16) << "bitwise py/c++" << "verdict\n";
+  for (const amp::OpVerdict& v : verdicts) {
+    std::cout << std::setw(34) << v.op << std::setw(10) << v.dtype << std::setw(10) << shown(v.expected)
+              << std::setw(10) << shown(v.got) << std::setw(16) << (shown_flag(v.expected) + "/" + shown_flag(v.got))
+              << (v.agrees ? "agrees" : "MISMATCH") << "\n";
+  }
+  std::cout << std::right;
+}
+
+// How many rows agree, in all and per dtype.
+nlohmann::json summary(const std::vector<amp::OpVerdict>& verdicts) {
+  std::map<std::string, std::pair<int, int>> by_dtype;  // agree, rows
+  int agree = 0;
+  for (const amp::OpVerdict& v : verdicts) {
+    auto& [a, n] = by_dtype[v.dtype];
+    a += v.agrees;
+    agree += v.agrees;
+    ++n;
+  }
+  nlohmann::json j = {{"rows", verdicts.size()}, {"agree", agree}, {"by_dtype", nlohmann::json::object()}};
+  for (const auto& [dtype, counts] : by_dtype) j["by_dtype"][dtype] = {{"agree", counts.first}, {"rows", counts.second}};
+  return j;
+}
+
+// Everything a reader needs, in one file written atomically.
+void write_report(const std::string& out_dir, const std::string& device, const std::string& expected_source,
+                  const nlohmann::json& expected, const nlohmann::json& got,
+                  const std::vector<amp::OpVerdict>& verdicts, const nlohmann::json& counts) {
+  nlohmann::json v = nlohmann::json::array();
+  for (const amp::OpVerdict& verdict : verdicts) v.push_back(amp::to_json(verdict));
+  const nlohmann::json report = {{"device", device},       {"libtorch", TORCH_VERSION},
+                                 {"ops_file", ops_file()}, {"expected_source", expected_source},
+                                 {"summary", counts},      {"verdicts", v},
+                                 {"expected", expected},   {"got", got}};
+  io::write_file_atomically(out_dir + "/autocast-ops.json", report.dump(1) + "\n");
+}
+
+// Parses and checks everything a user can get wrong before anything runs.
+struct Plan {
+  std::string device;
+  std::string out_dir;
+  amp::AutocastOpList ops;
+  std::optional<nlohmann::json> expected;  // from --expected
+};
+
+Plan make_plan(const AutocastOpsArgs& args) {
+  Plan plan;
+  try {
+    plan.device = resolve_device(args.device);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  try {
+    plan.ops = amp::read_autocast_ops(ops_file());
+  } catch (const amp::AutocastOpsError& e) {
+    throw UsageError(e.what());
+  }
+  if (!args.expected.empty()) plan.expected = read_expected(args.expected, plan.device);
+  std::string stamp = utc_now_iso8601();
+  for (char& ch : stamp)
+    if (ch == ':') ch = '-';
+  plan.out_dir = args.out_dir.empty() ? "results/autocast-ops-" + plan.device + "-" + stamp : args.out_dir;
+  try {
+    io::prepare_output_dir("--out", plan.out_dir, false);  // one file, replaced atomically
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  return plan;
+}
+
+int autocast_ops(const AutocastOpsArgs& args) {
+  Plan plan;
+  std::vector<amp::OpOutcome> expected_rows;
+  try {
+    plan = make_plan(args);
+    if (!plan.expected) plan.expected = run_oracle(plan.device, plan.out_dir);
+    const std::string source = args.expected.empty() ? "the Python oracle" : args.expected;
+    expected_rows = amp::rows_from_policy_table(*plan.expected, source);
+  } catch (const UsageError& e) {
+    std::cerr << "ampbench autocast-ops: error: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const amp::AutocastOpsError& e) {  // a table the oracle wrote is its failure; --expected is input
+    std::cerr << "ampbench autocast-ops: error: " << e.what() << "\n";
+    return args.expected.empty() ? kExitFailure : kExitUsage;
+  } catch (const std::exception& e) {  // the oracle did not run or wrote nothing readable
+    std::cerr << "ampbench autocast-ops: error: " << e.what() << "\n";
+    return kExitFailure;
+  }
+  const std::string python_torch = plan.expected->value("torch", std::string("?"));
+  if (python_torch.rfind(TORCH_VERSION, 0) != 0)
+    std::cerr << "ampbench autocast-ops: warning: Python's table is from torch " << python_torch
+              << ", this binary links LibTorch " << TORCH_VERSION << ": policies may differ between versions\n";
+
+  const c10::Device device = plan.device == "cuda" ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
+  std::vector<amp::OpOutcome> got;
+  try {
+    for (at::ScalarType dtype : kDtypes) {
+      const std::vector<amp::OpOutcome> rows = amp::run_autocast_ops(plan.ops, device, dtype);
+      got.insert(got.end(), rows.begin(), rows.end());
+    }
+  } catch (const amp::AutocastOpsError& e) {  // e.g. an op's args lack what its call reads
+    std::cerr << "ampbench autocast-ops: error: " << ops_file() << ": " << e.what() << "\n";
+    return kExitUsage;
+  }
+  const std::vector<amp::OpVerdict> verdicts = amp::compare_policies(expected_rows, got, plan.device);
+  print_table(verdicts);
+  const nlohmann::json counts = summary(verdicts);
+  write_report(plan.out_dir, plan.device, args.expected.empty() ? "python-policy.json" : args.expected,
+               *plan.expected, amp::policy_table(plan.device, got), verdicts, counts);
+  std::cout << "autocast-ops on " << plan.device << ": " << counts["agree"] << " of " << counts["rows"]
+            << " rows agree with Python's policy (" << plan.ops.ops.size() << " ops x " << kDtypes.size()
+            << " dtypes)\nwrote " << plan.out_dir << "/autocast-ops.json\n";
+  int mismatches = 0;
+  for (const amp::OpVerdict& v : verdicts) {
+    if (v.agrees) continue;
+    std::cerr << v.message << "\n";
+    ++mismatches;
+  }
+  if (mismatches == 0) return kExitOk;
+  std::cerr << "ampbench autocast-ops: error: " << mismatches << " row(s) disagree with Python's policy\n";
+  return kExitFailure;
+}
+
+}  // namespace
+
+void add_autocast_ops_command(CLI::App& app, Action& selected) {
+  auto args = std::make_shared<AutocastOpsArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "autocast-ops", "Check that autocast casts each op as PyTorch's own policy does on this device");
+  sub->add_option("--device", args->device, "Device to check (auto: cuda if present)")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  sub->add_option("--expected", args->expected,
+                  "Python's table (reference/python/autocast_policy.py output); default: run the oracle now");
+  sub->add_option("--out", args->out_dir, "Output folder (default results/autocast-ops-DEVICE-TIME)");
+  sub->callback([args, &selected] { selected = [args] { return autocast_ops(*args); }; });
+}
+
+}  // namespace ampbench::cli
