@@ -227,6 +227,8 @@ Verdict check_case(const CaseRecord& rec, const CaseRecord& baseline, const Case
   // first, since the other checks look at one rank's record only.
   if (rec.rank_disagreement) require(v, false, *rec.rank_disagreement);
   if (rec.resume_mismatch) require(v, false, *rec.resume_mismatch);
+  if (rec.nonfinite)
+    require(v, false, "first non-finite value at step " + std::to_string(rec.nonfinite->step) + ", " + rec.nonfinite->where);
   const std::vector<int> exempt = check_loss(v, rec, base, env, c);
   check_final_state(v, rec, base, env, c, exempt);
   for (const MetricCheck& m : v.checks) v.max_ratio = std::max(v.max_ratio, m.max_ratio);

@@ -196,6 +196,7 @@ json case_to_json(const CaseResult& result) {
       {"ddp", r.ddp ? ddp_to_json(*r.ddp) : json(nullptr)},
       {"wall_seconds", r.wall_seconds},
       {"ranks_agreed", r.ranks_agreed > 0 ? json(r.ranks_agreed) : json(nullptr)},
+      {"nonfinite", r.nonfinite ? json{{"first_step", r.nonfinite->step}, {"where", r.nonfinite->where}} : json(nullptr)},
       {"gate", s.gate_min_effect ? json{{"min_effect", *s.gate_min_effect}} : json(nullptr)},
   };
 }

@@ -62,6 +62,13 @@ struct ReplicaSet {
   std::vector<ReplicaRecord> replicas;
 };
 
+// Where a non-finite value the scaler did not absorb first appeared
+// (runner/nonfinite.h).
+struct NonfiniteDiagnosis {
+  int step = 0;
+  std::string where;  // "backward: the gradient of model0.head", "forward: ...", "optimizer step: ..."
+};
+
 struct CaseRecord {
   CaseSpec spec;
   RunStatus status = RunStatus::kRan;
@@ -100,6 +107,10 @@ struct CaseRecord {
   // resume_at cases: how the resumed run first differed from the
   // uninterrupted one (they must agree bitwise); none when identical.
   std::optional<std::string> resume_mismatch;
+  // Set when the run left non-finite values the scaler did not absorb (a
+  // non-finite loss on a step that was not skipped, or in the final
+  // parameters): found by re-running the case with per-module checks.
+  std::optional<NonfiniteDiagnosis> nonfinite;
   double wall_seconds = 0;
 };
 

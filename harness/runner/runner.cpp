@@ -23,6 +23,7 @@
 #include "runner/scaling.h"
 #include "runner/case_dump.h"
 #include "runner/checkpoint.h"
+#include "runner/nonfinite.h"
 #include "kernels/grad_health.h"
 #include "models/flops.h"
 #include "runner/timer.h"
@@ -70,21 +71,6 @@ std::vector<Batch> micro_batches(const SyntheticData& data, int count, int& curs
   return batches;
 }
 
-DataOptions data_options(const CaseSpec& spec) {
-  DataOptions d;
-  d.model = spec.model;
-  d.sizes = spec.sizes;
-  d.seed = spec.seed + 1000;  // independent of the weight seed
-  // DataParallel: one process scatters the whole batch; DDP: each rank reads
-  // its own shard of it.
-  const Replication replication = find_workload(spec.workload).replication();
-  if (replication == Replication::kThreads) d.sizes.batch *= spec.world_size;
-  if (replication == Replication::kRanks) {
-    d.rank = spec.rank;
-    d.world_size = spec.world_size;
-  }
-  return d;
-}
 
 NamedTensors named_state(const Model& model) {
   NamedTensors out;
@@ -248,6 +234,22 @@ void spin_for(double seconds) {
 
 }  // namespace
 
+DataOptions data_options(const CaseSpec& spec) {
+  DataOptions d;
+  d.model = spec.model;
+  d.sizes = spec.sizes;
+  d.seed = spec.seed + 1000;  // independent of the weight seed
+  // DataParallel: one process scatters the whole batch; DDP: each rank reads
+  // its own shard of it.
+  const Replication replication = find_workload(spec.workload).replication();
+  if (replication == Replication::kThreads) d.sizes.batch *= spec.world_size;
+  if (replication == Replication::kRanks) {
+    d.rank = spec.rank;
+    d.world_size = spec.world_size;
+  }
+  return d;
+}
+
 ThroughputRecord measure_throughput(const CaseSpec& spec, const c10::Device& device, double slowdown,
                                     distributed::Context* context) {
   const ThroughputSettings& t = spec.throughput;
@@ -345,6 +347,7 @@ CaseRecord Runner::run(const CaseSpec& spec) const {
     const Workload& workload = find_workload(spec.workload);
     distributed::Context* context = workload.collective() ? &this->context() : nullptr;
     train_recorded(spec, device, context, rec, options_.dump_dir);
+    if (has_unabsorbed_nonfinite(rec)) rec.nonfinite = diagnose_nonfinite(spec, device, context);
     if (spec.resume_at >= 0) {
       CaseSpec straight = spec;
       straight.resume_at = -1;

@@ -9,6 +9,7 @@
 
 #include <c10/core/Device.h>
 
+#include "data/synthetic_data.h"
 #include "runner/case_record.h"
 #include "spec/case_spec.h"
 
@@ -53,6 +54,10 @@ class Runner {
   RunOptions options_;
   mutable std::shared_ptr<distributed::Context> world_of_one_;  // made on first use
 };
+
+// The data `spec` trains on: DataParallel scatters the whole batch of one
+// process, a DDP rank reads its own shard.
+DataOptions data_options(const CaseSpec& spec);
 
 // Throughput of `spec` alone (warm-up, repetitions, synchronized timing);
 // `context` for collective workloads.

@@ -1,5 +1,6 @@
 #include "session/suite_run.h"
 #include "runner/case_filter.h"
+#include "runner/nonfinite.h"
 
 #include <algorithm>
 #include <chrono>
@@ -182,6 +183,9 @@ CaseResult judge(CaseRecord record, const std::map<std::string, CaseRecord>& bas
       record.reason = "its fp32 baseline " + spec.baseline_id + " did not run";
     } else {
       verdict = check_against_baseline(record, base->second, runner);
+      if (record.nonfinite && !verdict->failures.empty() && !has_unabsorbed_nonfinite(base->second))
+        verdict->failures.front() += "; fp32 (" + spec.baseline_id + ") ran clean: go back to fp32 here, or scale the "
+                                     "loss (GradScaler) or use bf16";
     }
   }
   return make_case_result(std::move(record), std::move(verdict), std::move(engagement), fp32_median, ceilings);

@@ -104,6 +104,7 @@ void perturb(TrainingState& s, const std::vector<at::Tensor>& tensors) {
 
 bool step_optimizer(TrainingState& s, torch::optim::Optimizer& opt, bool injected) {
   const size_t index = optimizer_index(s, opt);
+  if (s.before_optimizer_step) s.before_optimizer_step(s);
   if (s.spec.perturbation && s.spec.perturbation->noise != NoiseModel::kInit) {
     std::vector<at::Tensor> grads;
     for (const auto& group : opt.param_groups())

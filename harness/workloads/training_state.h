@@ -5,6 +5,7 @@
 
 #include <torch/optim/optimizer.h>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -38,6 +39,9 @@ struct TrainingState {
   // The process group collective workloads (ddp) run over; owned by whoever
   // made it (the runner, or `ampbench run` as one rank), outliving the case.
   distributed::Context* context = nullptr;
+  // The non-finite diagnosis re-run (runner/nonfinite.h): called after
+  // backward, before every optimizer step; empty otherwise.
+  std::function<void(const TrainingState&)> before_optimizer_step;
   // A workload's own per-case objects (ddp: its DdpReplica and c10d Reducer),
   // owned here so they die with the case. Declared last: destroyed first,
   // before the models whose gradients they hook.
