@@ -54,9 +54,11 @@ build() {
   "$CXX" "${FLAGS[@]}" "${objs[@]}" "${libs[@]}" -o "$FUZZ_DIR/bin/$name"
 }
 build fuzz_suite "$H/fuzz/fuzz_suite.cpp" "$H/suite/suite.cpp" "$H/suite/suite_sections.cpp" "$H/suite/memory_estimate.cpp" \
-  "$H/core/precision.cpp" "$H/core/build_info.cpp" "$H/io/json_file.cpp" "${C10[@]}"
+  "$H/core/precision.cpp" "$H/core/build_info.cpp" "$H/io/json_file.cpp" "$H/optim/impl.cpp" \
+  "$H/workloads/workload_traits.cpp" "${C10[@]}"
 build fuzz_results "$H/fuzz/fuzz_results.cpp" "$H/gate/results_file.cpp" "$H/io/json_file.cpp"
-build fuzz_filter "$H/fuzz/fuzz_filter.cpp" "$H/runner/case_filter.cpp" "$H/core/precision.cpp" -lre2 "${C10[@]}"
+build fuzz_filter "$H/fuzz/fuzz_filter.cpp" "$H/runner/case_filter.cpp" "$H/core/precision.cpp" "$H/optim/impl.cpp" \
+  -lre2 "${C10[@]}"
 
 # Seed corpora: the real suites, real and sample results, typical filters.
 seed() { mkdir -p "$FUZZ_DIR/$1/seeds" "$FUZZ_DIR/$1/corpus"; }

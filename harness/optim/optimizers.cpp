@@ -98,21 +98,6 @@ std::optional<at::Tensor> optional(const at::Tensor& t) { return t.defined() ? s
 
 }  // namespace
 
-std::string to_string(Impl impl) {
-  switch (impl) {
-    case Impl::kLoop: return "loop";
-    case Impl::kForeach: return "foreach";
-    case Impl::kFused: return "fused";
-  }
-  return "loop";
-}
-
-Impl parse_impl(const std::string& name) {
-  for (Impl impl : {Impl::kLoop, Impl::kForeach, Impl::kFused})
-    if (to_string(impl) == name) return impl;
-  throw std::invalid_argument("unknown optimizer_impl '" + name + "' (known: loop, foreach, fused)");
-}
-
 ForeachSGD::ForeachSGD(const std::vector<at::Tensor>& params, SGDOptions options)
     : Optimizer(one_group(params), std::make_unique<SGDOptions>(options)) {
   check_sgd(options, "ForeachSGD");

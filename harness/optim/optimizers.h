@@ -18,12 +18,9 @@
 #include <vector>
 
 #include "amp/amp_scaling_optimizer.h"
+#include "optim/impl.h"
 
 namespace ampbench::optim {
-
-enum class Impl { kLoop, kForeach, kFused };
-std::string to_string(Impl impl);             // "loop" | "foreach" | "fused"
-Impl parse_impl(const std::string& name);     // throws std::invalid_argument naming the value
 
 // Momentum buffers start at zero and every step is a "later" step: the same
 // update as the first-step special case (0.9 * 0 + g == g exactly), without

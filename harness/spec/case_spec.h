@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "optim/optimizers.h"
+#include "optim/impl.h"
 #include "core/precision.h"
 
 namespace ampbench {

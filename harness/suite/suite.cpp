@@ -4,7 +4,7 @@
 #include "suite/memory_estimate.h"
 #include "suite/suite_reader.h"
 #include "suite/suite_sections.h"
-#include "workloads/workload.h"
+#include "workloads/workload_traits.h"
 
 #include <nlohmann/json.hpp>
 
@@ -86,7 +86,7 @@ CaseSpec make_case(const SuiteContext& ctx, const std::string& workload, const s
   c.clip_value = s.clip_value;
   c.loss_multiplier = s.loss_multiplier;
   c.inject_inf_step = s.inject_inf_step;
-  c.world_size = find_workload(workload).replicated() ? s.world_size : 1;
+  c.world_size = workload_traits(workload).replicated() ? s.world_size : 1;
   c.scaler = s.scaler;
   c.tolerance = ctx.tolerances.by_precision.at(precision);
   c.envelope = ctx.tolerances.envelope;
@@ -114,12 +114,12 @@ CaseSpec read_explicit_case(const SuiteContext& ctx, Reader r) {
   TrainingSettings settings = read_settings(r, ctx.defaults);
   CaseSpec c = make_case(ctx, workload, model, precision, optimizer, settings);
   c.variant = r.get<std::string>("variant", "correct");
-  require_known(r, "variant", c.variant, find_workload(workload).variants(), "variant of " + workload);
+  require_known(r, "variant", c.variant, workload_traits(workload).variants(), "variant of " + workload);
   c.tag = r.get<std::string>("tag", "");
   // Which optimizer's gradients get the injected inf: per case only (the
   // matrix mixes workloads with one optimizer and multi's two).
   c.inject_inf_optimizer = r.get("inject_inf_optimizer", 0);
-  const int optimizers = find_workload(workload).models();
+  const int optimizers = workload_traits(workload).models();
   if (c.inject_inf_optimizer < 0 || c.inject_inf_optimizer >= optimizers)
     r.fail("inject_inf_optimizer", "must be an optimizer index below " + std::to_string(optimizers) + " (the " +
                                        workload + " workload has " + std::to_string(optimizers) + "), got " +

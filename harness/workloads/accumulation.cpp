@@ -4,7 +4,6 @@
 #include "workloads/workload.h"
 
 namespace ampbench {
-namespace {
 
 StepOutcome accumulation_step(TrainingState& s, const std::vector<Batch>& micro_batches) {
   const int n = static_cast<int>(micro_batches.size());
@@ -31,15 +30,6 @@ StepOutcome accumulation_step(TrainingState& s, const std::vector<Batch>& micro_
   // Backward passes accumulated into the last optimizer step.
   if (s.record_engagement) engaged.micro_batches = step_every_microbatch ? 1 : n;
   return {total_loss, any_skipped, engaged};
-}
-
-}  // namespace
-
-Workload accumulation_workload() {
-  return Workload("accumulation", accumulation_step)
-      .controls({"step_every_microbatch"})
-      .accumulates(true)
-      .engages(Engages::kAccumulation);
 }
 
 }  // namespace ampbench

@@ -78,22 +78,14 @@ StepOutcome clip_step(TrainingState& s, const std::vector<Batch>& batches, ClipK
   return {loss.detach(), !stepped, engaged};
 }
 
+}  // namespace
+
 StepOutcome clip_norm_step(TrainingState& s, const std::vector<Batch>& batches) {
   return clip_step(s, batches, ClipKind::kNorm);
 }
 
 StepOutcome clip_value_step(TrainingState& s, const std::vector<Batch>& batches) {
   return clip_step(s, batches, ClipKind::kValue);
-}
-
-}  // namespace
-
-Workload clip_norm_workload() {
-  return Workload("clip_norm", clip_norm_step).controls({"clip_before_unscale"}).engages(Engages::kClipNorm);
-}
-
-Workload clip_value_workload() {
-  return Workload("clip_value", clip_value_step).controls({"clip_before_unscale"}).engages(Engages::kClipValue);
 }
 
 }  // namespace ampbench

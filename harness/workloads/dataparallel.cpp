@@ -7,7 +7,6 @@
 #include "workloads/workload.h"
 
 namespace ampbench {
-namespace {
 
 StepOutcome dataparallel_step(TrainingState& s, const std::vector<Batch>& batches) {
   const Batch& batch = batches.front();
@@ -27,12 +26,6 @@ StepOutcome dataparallel_step(TrainingState& s, const std::vector<Batch>& batche
   const bool stepped = step_optimizer(s, s.optimizer(), injected);
   s.scaler.update();
   return {loss.detach(), !stepped};
-}
-
-}  // namespace
-
-Workload dataparallel_workload() {
-  return Workload("dataparallel", dataparallel_step).replication(Replication::kThreads);
 }
 
 }  // namespace ampbench

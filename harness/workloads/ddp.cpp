@@ -18,7 +18,6 @@
 #include "workloads/workload.h"
 
 namespace ampbench {
-namespace {
 
 StepOutcome ddp_step(TrainingState& s, const std::vector<Batch>& batches) {
   const Batch& batch = batches.front();
@@ -42,12 +41,6 @@ StepOutcome ddp_step(TrainingState& s, const std::vector<Batch>& batches) {
   const bool stepped = step_optimizer(s, s.optimizer(), injected || alone);
   s.scaler.update();
   return {loss.detach(), !stepped};
-}
-
-}  // namespace
-
-Workload ddp_workload() {
-  return Workload("ddp", ddp_step).controls({"rank_disagreement"}).replication(Replication::kRanks);
 }
 
 }  // namespace ampbench

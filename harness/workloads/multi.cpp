@@ -4,7 +4,6 @@
 #include "workloads/workload.h"
 
 namespace ampbench {
-namespace {
 
 StepOutcome multi_step(TrainingState& s, const std::vector<Batch>& batches) {
   const Batch& batch = batches.front();
@@ -27,12 +26,6 @@ StepOutcome multi_step(TrainingState& s, const std::vector<Batch>& batches) {
   const bool stepped1 = step_optimizer(s, opt1, injected && !injected0);
   s.scaler.update();
   return {(l0 + l1).detach(), !stepped0 || !stepped1};
-}
-
-}  // namespace
-
-Workload multi_workload() {
-  return Workload("multi", multi_step).controls({"update_per_optimizer"}).models(2);
 }
 
 }  // namespace ampbench

@@ -6,7 +6,6 @@
 #include "workloads/workload.h"
 
 namespace ampbench {
-namespace {
 
 StepOutcome penalty_step(TrainingState& s, const std::vector<Batch>& batches) {
   const Batch& batch = batches.front();
@@ -36,12 +35,6 @@ StepOutcome penalty_step(TrainingState& s, const std::vector<Batch>& batches) {
   const bool stepped = step_optimizer(s, s.optimizer(), injected);
   s.scaler.update();
   return {loss.detach(), !stepped, engaged};
-}
-
-}  // namespace
-
-Workload penalty_workload() {
-  return Workload("penalty", penalty_step).controls({"penalty_from_scaled_grads"}).engages(Engages::kPenalty);
 }
 
 }  // namespace ampbench

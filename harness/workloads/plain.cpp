@@ -3,7 +3,6 @@
 #include "workloads/workload.h"
 
 namespace ampbench {
-namespace {
 
 StepOutcome plain_step(TrainingState& s, const std::vector<Batch>& batches) {
   const Batch& batch = batches.front();
@@ -19,12 +18,6 @@ StepOutcome plain_step(TrainingState& s, const std::vector<Batch>& batches) {
   const bool stepped = step_optimizer(s, s.optimizer(), injected);
   s.scaler.update();
   return {loss.detach(), !stepped};
-}
-
-}  // namespace
-
-Workload plain_workload() {
-  return Workload("plain", plain_step).controls({"no_scaler", "fresh_scaler_each_step", "resume_without_scaler_state"});
 }
 
 }  // namespace ampbench

@@ -6,6 +6,8 @@
 #include <ATen/ops/rand.h>
 #include <torch/nn/functional/loss.h>
 
+#include "optim/optimizers.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -1,47 +1,44 @@
 #include "workloads/workload.h"
 
+#include <map>
 #include <stdexcept>
 
 namespace ampbench {
 
-std::vector<std::string> Workload::variants() const {
-  std::vector<std::string> all = {"correct"};
-  all.insert(all.end(), controls_.begin(), controls_.end());
-  return all;
-}
-
-// Each defined in its own file, beside its step.
-Workload plain_workload();
-Workload clip_norm_workload();
-Workload clip_value_workload();
-Workload accumulation_workload();
-Workload penalty_workload();
-Workload multi_workload();
-Workload dataparallel_workload();
-Workload ddp_workload();
+// Each defined in its own file.
+StepOutcome plain_step(TrainingState& s, const std::vector<Batch>& batches);
+StepOutcome clip_norm_step(TrainingState& s, const std::vector<Batch>& batches);
+StepOutcome clip_value_step(TrainingState& s, const std::vector<Batch>& batches);
+StepOutcome accumulation_step(TrainingState& s, const std::vector<Batch>& batches);
+StepOutcome penalty_step(TrainingState& s, const std::vector<Batch>& batches);
+StepOutcome multi_step(TrainingState& s, const std::vector<Batch>& batches);
+StepOutcome dataparallel_step(TrainingState& s, const std::vector<Batch>& batches);
+StepOutcome ddp_step(TrainingState& s, const std::vector<Batch>& batches);
 
 const std::vector<Workload>& all_workloads() {
-  // The registry: one line per workload.
-  static const std::vector<Workload> workloads = {
-      plain_workload(),   clip_norm_workload(), clip_value_workload(),   accumulation_workload(),
-      penalty_workload(), multi_workload(),     dataparallel_workload(), ddp_workload(),
-  };
+  static const std::vector<Workload> workloads = [] {
+    // The registry: one line per workload, by its catalog name.
+    const std::map<std::string, StepFn> steps = {
+        {"plain", plain_step},       {"clip_norm", clip_norm_step}, {"clip_value", clip_value_step},
+        {"accumulation", accumulation_step}, {"penalty", penalty_step}, {"multi", multi_step},
+        {"dataparallel", dataparallel_step}, {"ddp", ddp_step},
+    };
+    std::vector<Workload> out;
+    for (const WorkloadTraits& traits : all_workload_traits()) {
+      const auto it = steps.find(traits.name());
+      if (it == steps.end()) throw std::logic_error("workload '" + traits.name() + "' has traits but no step");
+      out.emplace_back(traits, it->second);
+    }
+    return out;
+  }();
   return workloads;
 }
 
-std::vector<std::string> workload_names() {
-  std::vector<std::string> names;
-  for (const Workload& w : all_workloads()) names.push_back(w.name());
-  return names;
-}
-
 const Workload& find_workload(const std::string& name) {
-  std::string known;
-  for (const Workload& w : all_workloads()) {
-    if (w.name() == name) return w;
-    known += (known.empty() ? "" : ", ") + w.name();
-  }
-  throw std::invalid_argument("unknown workload '" + name + "' (known: " + known + ")");
+  const WorkloadTraits& traits = workload_traits(name);  // throws, listing the known names
+  for (const Workload& w : all_workloads())
+    if (w.name() == traits.name()) return w;
+  throw std::logic_error("workload '" + name + "' has traits but no step");
 }
 
 const Workload& single_replica_workload() { return find_workload("plain"); }
