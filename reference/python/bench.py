@@ -39,7 +39,7 @@ import torch
 from . import models as M
 from .fp32_math import ieee_fp32
 from .spec import CUDA_ONLY_PRECISIONS, NOT_RUN_REASON, Spec
-from .suite import REPO_ROOT, SuiteError, load_suite
+from .suite import REPO_ROOT, SuiteError, load_suite, with_optimizer_impl
 from .workloads import STEPS, TrainingState, apply_lr_schedule
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
@@ -281,6 +281,9 @@ def main(argv=None) -> int:
                                                  "[results/SUITE-DEVICE-python-TIME/results.json]")
     parser.add_argument("--filter", help="only cases whose id matches this regex")
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    parser.add_argument("--optimizer-impl", choices=("loop", "foreach", "fused"),
+                        help="run every case with this optimizer implementation (torch.optim's foreach=False, "
+                             "foreach=True, fused=True) instead of the suite's; ids change as ampbench names them")
     parser.add_argument("--threads", type=int, default=0,
                         help="torch.set_num_threads (0: LibTorch's default, as the C++ binary)")
     try:
@@ -295,6 +298,8 @@ def main(argv=None) -> int:
         return EXIT_USAGE
     try:
         suite = load_suite(args.suite, device)
+        if args.optimizer_impl:
+            suite.cases = with_optimizer_impl(suite.cases, args.optimizer_impl)
         rx = re.compile(args.filter) if args.filter else None
     except (SuiteError, re.error) as e:
         print(f"bench: error: {e}", file=sys.stderr)

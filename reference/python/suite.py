@@ -274,3 +274,24 @@ def load_suite(name_or_path: str, device: str) -> Suite:
     except JsonInputError as e:
         raise SuiteError(str(e)) from None
     return _suite_from_root(root, str(path), device)
+
+
+def with_optimizer_impl(cases: list, impl: str) -> list:
+    """Every case run with optimizer implementation `impl` instead of its
+    own: ids (and the baseline ids pointing at them) change as the C++
+    loader would name them; cases that become the same are kept once."""
+    if impl not in OPTIMIZER_IMPLS:
+        raise SuiteError(f"unknown optimizer_impl '{impl}' (known: {', '.join(OPTIMIZER_IMPLS)})")
+    renamed, out, seen = {}, [], set()
+    for c in cases:
+        n = copy.deepcopy(c)
+        n.optimizer_impl = impl
+        n.id = make_case_id(n)
+        renamed[c.id] = n.id
+        if n.id not in seen:
+            seen.add(n.id)
+            out.append(n)
+    for n in out:
+        n.baseline_id = renamed.get(n.baseline_id, n.baseline_id) if n.baseline_id else n.baseline_id
+    return out
+

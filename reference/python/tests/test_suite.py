@@ -138,3 +138,19 @@ def test_bench_skips_tf32_with_the_cpp_reason(tmp_path):
     assert tf32["status"] == "skipped" and tf32["conforms"] is None
     assert tf32["reason"] == "tf32 is CUDA tensor-core math; on cpu it would be IEEE fp32, identical to the baseline"
     assert cases["plain/mlp/fp32/sgd"]["status"] == "pass"
+
+
+def test_with_optimizer_impl_renames_cases_and_their_baselines_as_the_cpp_ids():
+    from reference.python.suite import with_optimizer_impl
+    cases = load_suite("smoke", "cpu").cases
+    fused = with_optimizer_impl(cases, "fused")
+    ids = {c.id for c in fused}
+    assert "plain/mlp/fp16/sgd+fused" in ids and "plain/mlp/fp16/sgd" not in ids
+    assert len(ids) == len(fused), "a case kept twice"
+    for c in fused:
+        assert c.optimizer_impl == "fused"
+        assert not c.baseline_id or c.baseline_id in ids, f"{c.id}: baseline {c.baseline_id} is not a case"
+    # Smoke already has plain/mlp/fp16/sgd+fused: renaming the loop case onto it keeps one.
+    assert len(fused) < len(cases)
+    with pytest.raises(SuiteError):
+        with_optimizer_impl(cases, "vectorized")
