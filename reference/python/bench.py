@@ -77,17 +77,20 @@ def synchronize(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def fresh_state(spec: Spec, device: torch.device) -> TrainingState:
+def fresh_state(spec: Spec, device: torch.device, compile_models: bool = False) -> TrainingState:
+    """compile_models: each model through torch.compile (forward and its
+    backward graph); the step (scaler, optimizer) stays eager."""
     models = []
     for i in range(spec.model_count()):
         torch.manual_seed(spec.seed + i)  # weights drawn on the CPU, as make_model
-        models.append(M.make_model(spec.model, spec.sizes).to(device).train())
+        model = M.make_model(spec.model, spec.sizes).to(device).train()
+        models.append(torch.compile(model) if compile_models else model)
     return TrainingState(spec, models, device)
 
 
-def train_recorded(spec: Spec, device: torch.device) -> dict:
+def train_recorded(spec: Spec, device: torch.device, compile_models: bool = False) -> dict:
     """The recorded run: spec.steps steps over the host batches in order."""
-    s = fresh_state(spec, device)
+    s = fresh_state(spec, device, compile_models)
     data = SyntheticData(spec, device)
     step_fn, micro, cursor = STEPS[spec.workload], spec.micro_batches(), 0
     loss, scale, skipped = [], [], []
@@ -104,9 +107,9 @@ def train_recorded(spec: Spec, device: torch.device) -> dict:
     return {"loss": [v if math.isfinite(v) else None for v in values], "scale": scale, "skipped": skipped}
 
 
-def measure_throughput(spec: Spec, device: torch.device) -> dict:
+def measure_throughput(spec: Spec, device: torch.device, compile_models: bool = False) -> dict:
     t = spec.throughput
-    s = fresh_state(spec, device)
+    s = fresh_state(spec, device, compile_models)
     s.step_index = spec.steps  # past any injected inf
     data = SyntheticData(spec, device)
     step_fn, micro = STEPS[spec.workload], spec.micro_batches()
@@ -284,6 +287,9 @@ def main(argv=None) -> int:
     parser.add_argument("--optimizer-impl", choices=("loop", "foreach", "fused"),
                         help="run every case with this optimizer implementation (torch.optim's foreach=False, "
                              "foreach=True, fused=True) instead of the suite's; ids change as ampbench names them")
+    parser.add_argument("--compile", action="store_true",
+                        help="torch.compile each model (the step stays eager); the results' env says so "
+                             "(env.python_torch_compile), the warm-up steps absorb the compilation")
     parser.add_argument("--threads", type=int, default=0,
                         help="torch.set_num_threads (0: LibTorch's default, as the C++ binary)")
     try:
@@ -318,8 +324,8 @@ def main(argv=None) -> int:
         torch.set_num_threads(args.threads)
     out = args.out or Path("results") / f"{suite.name}-{device}-python-{utc_now().replace(':', '-')}" / "results.json"
     doc = {"schema": "ampbench.results", "schema_version": 1, "suite": suite.name, "suite_file": suite.path,
-           "started_utc": utc_now(), "finished_utc": None, "complete": False, "env": environment(),
-           "cases": []}
+           "started_utc": utc_now(), "finished_utc": None, "complete": False,
+           "env": {**environment(), "python_torch_compile": args.compile}, "cases": []}
     try:
         write_atomically(out, doc)
     except OSError as e:
@@ -340,8 +346,8 @@ def main(argv=None) -> int:
             continue
         try:
             with ieee_fp32():  # as the C++ runner's Float32MathGuard, for the whole case
-                traj = train_recorded(spec, dev)
-                tp = measure_throughput(spec, dev)
+                traj = train_recorded(spec, dev, args.compile)
+                tp = measure_throughput(spec, dev, args.compile)
             if spec.baseline_id in medians:
                 tp["speedup_vs_fp32"] = tp["median"] / medians[spec.baseline_id]
             medians[spec.id] = tp["median"]
