@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "io/atomic_file.h"
+#include "spec/case_identity.h"
 #include "workloads/workload.h"
 
 namespace ampbench {
@@ -166,14 +167,8 @@ json case_to_json(const CaseResult& result) {
   for (double l : r.loss) losses.push_back(finite_or_null(l));
   json noise = nullptr;
   if (r.noise_loss_rel) noise = {{"loss_rel", *r.noise_loss_rel}, {"param_rel_l2", r.noise_param_rel.value_or(0)}};
-  return {
-      {"id", s.id},
-      {"workload", s.workload},
-      {"variant", s.variant},
-      {"model", s.model},
-      {"precision", s.precision.name()},
-      {"optimizer", s.optimizer},
-      {"optimizer_impl", optim::to_string(s.optimizer_impl)},
+  json j = case_identity_json(s);
+  j.update({
       {"tag", s.tag},
       {"scaler_enabled", s.scaler_enabled},
       {"device", s.device},
@@ -198,7 +193,8 @@ json case_to_json(const CaseResult& result) {
       {"ranks_agreed", r.ranks_agreed > 0 ? json(r.ranks_agreed) : json(nullptr)},
       {"nonfinite", r.nonfinite ? json{{"first_step", r.nonfinite->step}, {"where", r.nonfinite->where}} : json(nullptr)},
       {"gate", s.gate_min_effect ? json{{"min_effect", *s.gate_min_effect}} : json(nullptr)},
-  };
+  });
+  return j;
 }
 
 std::string utc_now_iso8601() {

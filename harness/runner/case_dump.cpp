@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_file.h"
+#include "spec/case_identity.h"
 
 namespace ampbench {
 
@@ -58,14 +59,8 @@ nlohmann::json exact_series(const std::vector<double>& values) {
 }
 
 nlohmann::json spec_json(const CaseSpec& s) {
-  return {{"id", s.id},
-          {"workload", s.workload},
-          {"variant", s.variant},
-          {"model", s.model},
-          {"precision", s.precision.name()},
-          {"optimizer", s.optimizer},
-          {"optimizer_impl", optim::to_string(s.optimizer_impl)},
-          {"device", s.device},
+  nlohmann::json j = case_identity_json(s);
+  j.update({{"device", s.device},
           {"seed", s.seed},
           {"scaler_enabled", s.scaler_enabled},
           {"steps", s.steps},
@@ -87,7 +82,8 @@ nlohmann::json spec_json(const CaseSpec& s) {
           {"sizes",
            {{"batch", s.sizes.batch}, {"in_features", s.sizes.in_features}, {"hidden", s.sizes.hidden},
             {"classes", s.sizes.classes}, {"channels", s.sizes.channels}, {"image", s.sizes.image},
-            {"seq", s.sizes.seq}, {"d_model", s.sizes.d_model}, {"heads", s.sizes.heads}, {"ffn", s.sizes.ffn}}}};
+            {"seq", s.sizes.seq}, {"d_model", s.sizes.d_model}, {"heads", s.sizes.heads}, {"ffn", s.sizes.ffn}}}});
+  return j;
 }
 
 }  // namespace

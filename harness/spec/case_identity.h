@@ -1,0 +1,21 @@
+// The fields that name a case, written the same way wherever a case is
+// serialised (results files, dumps for the Python oracle).
+#pragma once
+
+#include "core/json.h"
+#include "spec/case_spec.h"
+
+namespace ampbench {
+
+// {id, workload, variant, model, precision, optimizer, optimizer_impl}
+inline nlohmann::json case_identity_json(const CaseSpec& s) {
+  return {{"id", s.id},
+          {"workload", s.workload},
+          {"variant", s.variant},
+          {"model", s.model},
+          {"precision", s.precision.name()},
+          {"optimizer", s.optimizer},
+          {"optimizer_impl", optim::to_string(s.optimizer_impl)}};
+}
+
+}  // namespace ampbench
