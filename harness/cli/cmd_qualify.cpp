@@ -53,6 +53,45 @@ void print_ceilings(const nlohmann::json& c) {
   std::cout << "\n";
 }
 
+// Each suite as `ampbench run` would run it, with the measured ceilings
+// embedded; stops after a suite that is unusable input.
+std::vector<std::pair<std::string, int>> run_suites(const std::vector<std::string>& suites, const std::string& device,
+                                                    const std::string& out, const std::string& ceilings_path,
+                                                    std::vector<std::string>& results) {
+  std::vector<std::pair<std::string, int>> outcomes;
+  for (const std::string& suite : suites) {
+    std::cout << "\n== suite " << suite << "\n" << std::flush;
+    RunArgs run;
+    run.suite = suite;
+    run.device = device;
+    run.out_dir = out + "/" + suite;
+    run.ceilings_file = ceilings_path;
+    run.no_report = true;
+    run.overwrite = true;  // qualify checked --out above; each suite's folder is its own
+    const int code = run_suite(run);
+    outcomes.emplace_back(suite, code);
+    if (std::filesystem::exists(run.out_dir + "/results.json")) results.push_back(run.out_dir + "/results.json");
+    if (code == kExitUsage) break;  // a broken suite: nothing after it is meaningful
+  }
+  return outcomes;
+}
+
+// The verdict table; returns the exit code.
+int print_qualification(const std::string& device, const std::string& out,
+                        const std::vector<std::pair<std::string, int>>& outcomes, bool reported) {
+  int worst = kExitOk;
+  std::cout << "\n== qualification of " << device << " (" << out << ")\n";
+  for (const auto& [suite, code] : outcomes) {
+    std::cout << "  " << std::left << std::setw(14) << suite << std::right
+              << (code == kExitOk ? "PASS" : code == kExitFailure ? "FAIL (a case does not conform)" : "ERROR")
+              << "\n";
+    worst = std::max(worst, code);
+  }
+  if (!reported) std::cout << "  report        FAILED (results are intact)\n";
+  std::cout << (worst == kExitOk && reported ? "QUALIFIED" : "NOT QUALIFIED") << "\n";
+  return worst != kExitOk ? worst : reported ? kExitOk : kExitFailure;
+}
+
 int qualify(const QualifyArgs& args) {
   std::string device;
   try {
@@ -87,38 +126,13 @@ int qualify(const QualifyArgs& args) {
   print_ceilings(ceilings);
 
   std::vector<std::string> results;
-  std::vector<std::pair<std::string, int>> outcomes;
-  for (const std::string& suite : suites) {
-    std::cout << "\n== suite " << suite << "\n" << std::flush;
-    RunArgs run;
-    run.suite = suite;
-    run.device = device;
-    run.out_dir = out + "/" + suite;
-    run.ceilings_file = ceilings_path;
-    run.no_report = true;
-    run.overwrite = true;  // qualify checked --out above; each suite's folder is its own
-    const int code = run_suite(run);
-    outcomes.emplace_back(suite, code);
-    if (std::filesystem::exists(run.out_dir + "/results.json")) results.push_back(run.out_dir + "/results.json");
-    if (code == kExitUsage) break;  // a broken suite: nothing after it is meaningful
-  }
+  const auto outcomes = run_suites(suites, device, out, ceilings_path, results);
   bool reported = true;
   if (!args.no_report && !results.empty()) {
     std::cout << "\n== report\n";
     reported = make_report(results, out + "/report");
   }
-
-  int worst = kExitOk;
-  std::cout << "\n== qualification of " << device << " (" << out << ")\n";
-  for (const auto& [suite, code] : outcomes) {
-    std::cout << "  " << std::left << std::setw(14) << suite << std::right
-              << (code == kExitOk ? "PASS" : code == kExitFailure ? "FAIL (a case does not conform)" : "ERROR")
-              << "\n";
-    worst = std::max(worst, code);
-  }
-  if (!reported) std::cout << "  report        FAILED (results are intact)\n";
-  std::cout << (worst == kExitOk && reported ? "QUALIFIED" : "NOT QUALIFIED") << "\n";
-  return worst != kExitOk ? worst : reported ? kExitOk : kExitFailure;
+  return print_qualification(device, out, outcomes, reported);
 }
 
 }  // namespace

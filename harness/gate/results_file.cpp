@@ -92,12 +92,10 @@ InputKind detect_kind(const json& doc) {
   return InputKind::AmpbenchResults;
 }
 
-ResultsFile parse_results(const json& doc, const std::string& path) {
-  if (!doc.is_object()) fail(path, "", std::string("top level must be a JSON object, got ") + type_name(doc));
-  ResultsFile r;
-  r.path = path;
-  r.doc = doc;
+namespace {
 
+// schema, schema_version, suite, complete, env and the suite's gate block.
+void read_header(const json& doc, const std::string& path, ResultsFile& r) {
   const json& schema = require(doc, "schema", path, "");
   if (!schema.is_string() || schema.get<std::string>() != "ampbench.results") {
     fail(path, "", "wrong \"schema\" " + schema.dump() + " (expected \"ampbench.results\")");
@@ -120,54 +118,68 @@ ResultsFile parse_results(const json& doc, const std::string& path) {
     if (!r.env.count(key) && !value.is_object() && !value.is_array()) r.env[key] = as_text(value);
   }
   r.suite_min_effect = read_gate_object(doc, path, "");
+}
 
+// A case's "throughput": an object with finite, non-negative samples, or null.
+void read_throughput(const json& c, const std::string& path, const std::string& where, ResultsCase& rec) {
+  const json& tp = require(c, "throughput", path, where);
+  if (tp.is_null()) return;
+  if (!tp.is_object()) fail(path, where, std::string("\"throughput\" must be an object or null, got ") + type_name(tp));
+  rec.has_throughput = true;
+  const std::string tw = where + ": \"throughput\"";
+  const json& samples = require(tp, "samples_per_s", path, tw);
+  if (!samples.is_array()) fail(path, tw, std::string("\"samples_per_s\" must be an array, got ") + type_name(samples));
+  for (const json& s : samples) {
+    if (!s.is_number() || !std::isfinite(s.get<double>()) || s.get<double>() < 0.0) {
+      fail(path, tw, "\"samples_per_s\" must hold finite numbers >= 0, found " + s.dump());
+    }
+    rec.samples.push_back(s.get<double>());
+  }
+  if (const auto u = tp.find("unit"); u != tp.end() && u->is_string()) rec.unit = u->get<std::string>();
+  if (const auto in = tp.find("input"); in != tp.end() && in->is_string()) rec.input = in->get<std::string>();
+}
+
+ResultsCase read_case(const json& c, const std::string& path, std::string where) {
+  if (!c.is_object()) fail(path, where, std::string("must be an object, got ") + type_name(c));
+  ResultsCase rec;
+  rec.id = require_string(c, "id", path, where);
+  where += " (id \"" + rec.id + "\")";
+  rec.status = require_string(c, "status", path, where);
+  const json& conforms = require(c, "conforms", path, where);
+  if (conforms.is_boolean()) {
+    rec.conforms = conforms.get<bool>();
+  } else if (!conforms.is_null()) {
+    fail(path, where, std::string("\"conforms\" must be true, false or null, got ") + type_name(conforms));
+  }
+  if (const auto it = c.find("reason"); it != c.end() && it->is_string()) rec.reason = it->get<std::string>();
+  if (const auto it = c.find("expect"); it != c.end() && it->is_string()) rec.expect = it->get<std::string>();
+  if (const auto chk = c.find("check"); chk != c.end() && chk->is_object()) {
+    if (const auto f = chk->find("failures"); f != chk->end() && f->is_array()) {
+      for (const json& s : *f) rec.failures.push_back(as_text(s));
+    }
+  }
+  rec.batch_size = optional_int(c, "batch_size");
+  rec.world_size = optional_int(c, "world_size");
+  read_throughput(c, path, where, rec);
+  rec.min_effect = read_gate_object(c, path, where);
+  return rec;
+}
+
+}  // namespace
+
+ResultsFile parse_results(const json& doc, const std::string& path) {
+  if (!doc.is_object()) fail(path, "", std::string("top level must be a JSON object, got ") + type_name(doc));
+  ResultsFile r;
+  r.path = path;
+  r.doc = doc;
+  read_header(doc, path, r);
   const json& cases = require(doc, "cases", path, "");
   if (!cases.is_array()) fail(path, "\"cases\"", std::string("must be an array, got ") + type_name(cases));
   std::set<std::string> seen;
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    const json& c = cases[i];
-    std::string where = "cases[" + std::to_string(i) + "]";
-    if (!c.is_object()) fail(path, where, std::string("must be an object, got ") + type_name(c));
-    ResultsCase rec;
-    rec.id = require_string(c, "id", path, where);
-    where += " (id \"" + rec.id + "\")";
-    if (!seen.insert(rec.id).second) fail(path, where, "duplicate case id");
-    rec.status = require_string(c, "status", path, where);
-
-    const json& conforms = require(c, "conforms", path, where);
-    if (conforms.is_boolean()) {
-      rec.conforms = conforms.get<bool>();
-    } else if (!conforms.is_null()) {
-      fail(path, where, std::string("\"conforms\" must be true, false or null, got ") + type_name(conforms));
-    }
-    if (const auto it = c.find("reason"); it != c.end() && it->is_string()) rec.reason = it->get<std::string>();
-    if (const auto it = c.find("expect"); it != c.end() && it->is_string()) rec.expect = it->get<std::string>();
-    if (const auto chk = c.find("check"); chk != c.end() && chk->is_object()) {
-      if (const auto f = chk->find("failures"); f != chk->end() && f->is_array()) {
-        for (const json& s : *f) rec.failures.push_back(as_text(s));
-      }
-    }
-    rec.batch_size = optional_int(c, "batch_size");
-    rec.world_size = optional_int(c, "world_size");
-
-    const json& tp = require(c, "throughput", path, where);
-    if (tp.is_object()) {
-      rec.has_throughput = true;
-      const std::string tw = where + ": \"throughput\"";
-      const json& samples = require(tp, "samples_per_s", path, tw);
-      if (!samples.is_array()) fail(path, tw, std::string("\"samples_per_s\" must be an array, got ") + type_name(samples));
-      for (const json& s : samples) {
-        if (!s.is_number() || !std::isfinite(s.get<double>()) || s.get<double>() < 0.0) {
-          fail(path, tw, "\"samples_per_s\" must hold finite numbers >= 0, found " + s.dump());
-        }
-        rec.samples.push_back(s.get<double>());
-      }
-      if (const auto u = tp.find("unit"); u != tp.end() && u->is_string()) rec.unit = u->get<std::string>();
-      if (const auto in = tp.find("input"); in != tp.end() && in->is_string()) rec.input = in->get<std::string>();
-    } else if (!tp.is_null()) {
-      fail(path, where, std::string("\"throughput\" must be an object or null, got ") + type_name(tp));
-    }
-    rec.min_effect = read_gate_object(c, path, where);
+    ResultsCase rec = read_case(cases[i], path, "cases[" + std::to_string(i) + "]");
+    if (!seen.insert(rec.id).second)
+      fail(path, "cases[" + std::to_string(i) + "] (id \"" + rec.id + "\")", "duplicate case id");
     r.cases.push_back(std::move(rec));
   }
   return r;

@@ -51,6 +51,51 @@ void require_same_suite_and_env(const std::vector<ResultsFile>& runs) {
   }
 }
 
+namespace {
+
+// Folds a later run's view of a case into its merged record: the worst
+// status wins, and counts how many runs showed it.
+void fold_case(MergedCase& m, const ResultsCase& c, const ResultsFile& run) {
+  if (c.has_throughput && m.record.has_throughput && settings_of(c) != settings_of(m.record)) {
+    throw GateInputError(run.path, "case \"" + c.id + "\": throughput settings (" + settings_of(c) +
+                                       ") differ from " + m.settings_from + " (" + settings_of(m.record) +
+                                       "); runs of one side must measure alike");
+  }
+  if (severity(c) > severity(m.record)) {
+    const std::size_t seen = m.record.runs;
+    const bool had_throughput = m.record.has_throughput;
+    m.record = c;
+    m.record.runs = seen;
+    m.record.has_throughput = m.record.has_throughput || had_throughput;
+    m.worst_count = 1;
+  } else if (severity(c) == severity(m.record)) {
+    ++m.worst_count;
+  }
+}
+
+// Samples accumulate, or one median per run.
+void add_samples(MergedCase& m, const ResultsCase& c, std::size_t run_index, bool run_medians) {
+  if (!c.has_throughput || c.samples.empty()) return;
+  m.record.has_throughput = true;
+  if (run_medians) {
+    m.samples.push_back(median(c.samples));
+    m.sample_runs.push_back(run_index);
+  } else {
+    m.samples.insert(m.samples.end(), c.samples.begin(), c.samples.end());
+  }
+}
+
+void warn_partial(ResultsFile& out, const std::vector<std::string>& partial) {
+  if (partial.empty()) return;
+  std::string text;
+  for (std::size_t i = 0; i < partial.size() && i < 8; ++i) text += (i ? ", " : "") + partial[i];
+  if (partial.size() > 8) text += ", ... (" + std::to_string(partial.size() - 8) + " more)";
+  out.notices.push_back("warning: " + std::to_string(partial.size()) + " case(s) are not in every run of " + out.path +
+                        ": " + text);
+}
+
+}  // namespace
+
 ResultsFile merge_runs(const std::vector<ResultsFile>& runs, bool run_medians) {
   if (runs.empty()) throw GateInputError("", "no results files given");
   if (runs.size() == 1) return runs[0];
@@ -74,31 +119,13 @@ ResultsFile merge_runs(const std::vector<ResultsFile>& runs, bool run_medians) {
         m.record = c;
         m.record.runs = 0;
         m.settings_from = run.path;
-      } else if (c.has_throughput && m.record.has_throughput && settings_of(c) != settings_of(m.record)) {
-        throw GateInputError(run.path, "case \"" + c.id + "\": throughput settings (" + settings_of(c) +
-                                           ") differ from " + m.settings_from + " (" + settings_of(m.record) +
-                                           "); runs of one side must measure alike");
-      } else if (severity(c) > severity(m.record)) {
-        const std::size_t seen = m.record.runs;
-        const bool had_throughput = m.record.has_throughput;
-        m.record = c;
-        m.record.runs = seen;
-        m.record.has_throughput = m.record.has_throughput || had_throughput;
-        m.worst_count = 1;
-      } else if (severity(c) == severity(m.record)) {
-        ++m.worst_count;
+      } else {
+        fold_case(m, c, run);
       }
       m.record.runs += 1;
-      if (c.has_throughput && !c.samples.empty()) {
-        m.record.has_throughput = true;
-        if (run_medians) {
-          m.samples.push_back(median(c.samples));
-          m.sample_runs.push_back(run_index);
-        } else m.samples.insert(m.samples.end(), c.samples.begin(), c.samples.end());
-      }
+      add_samples(m, c, run_index, run_medians);
     }
   }
-
   std::vector<std::string> partial;
   for (const auto& id : order) {
     MergedCase& m = merged.at(id);
@@ -108,18 +135,11 @@ ResultsFile merge_runs(const std::vector<ResultsFile>& runs, bool run_medians) {
       const std::string head = "in " + std::to_string(m.worst_count) + " of " + std::to_string(m.record.runs) + " runs";
       m.record.reason = m.record.reason.empty() ? head : head + ": " + m.record.reason;
     }
-    if (m.record.runs < runs.size()) {
+    if (m.record.runs < runs.size())
       partial.push_back(id + " (" + std::to_string(m.record.runs) + " of " + std::to_string(runs.size()) + ")");
-    }
     out.cases.push_back(std::move(m.record));
   }
-  if (!partial.empty()) {
-    std::string text;
-    for (std::size_t i = 0; i < partial.size() && i < 8; ++i) text += (i ? ", " : "") + partial[i];
-    if (partial.size() > 8) text += ", ... (" + std::to_string(partial.size() - 8) + " more)";
-    out.notices.push_back("warning: " + std::to_string(partial.size()) + " case(s) are not in every run of " +
-                          out.path + ": " + text);
-  }
+  warn_partial(out, partial);
   return out;
 }
 

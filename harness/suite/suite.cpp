@@ -252,6 +252,24 @@ Suite parse_suite(const std::string& json_text, const std::string& path, const s
 
 namespace {
 
+// workloads x models x optimizers x precisions, each with its baseline.
+void expand_matrix(Reader m, const SuiteContext& ctx, std::vector<CaseSpec>& cases, std::set<std::string>& ids) {
+  const auto workloads = read_list(m, "workloads", workload_names(), "workload");
+  const auto model_names = read_list(m, "models", known_models(), "model");
+  const auto precisions = read_list(m, "precisions", PrecisionPolicy::names(), "precision");
+  for (size_t i = 0; i < precisions.size(); ++i)
+    require_tolerance_row(m, "precisions[" + std::to_string(i) + "]", ctx, precisions[i]);
+  const auto optimizers = read_list(m, "optimizers", known_optimizers(), "optimizer");
+  m.reject_unknown_keys();
+  for (const auto& model : model_names)
+    if (!ctx.models.count(model)) m.fail("models", "model '" + model + "' has no sizes in \"models\"");
+  for (const auto& w : workloads)
+    for (const auto& model : model_names)
+      for (const auto& opt : optimizers)
+        for (const auto& p : precisions)
+          add_case(cases, ids, make_case(ctx, w, model, p, opt, ctx.defaults), ctx, "matrix");
+}
+
 Suite parse_suite_root(const json& root, const std::string& path, const std::string& device) {
   Reader top(root, path, "");
   Suite suite;
@@ -285,23 +303,7 @@ Suite parse_suite_root(const json& root, const std::string& path, const std::str
 
   std::vector<CaseSpec> cases;
   std::set<std::string> ids;
-  if (top.has("matrix")) {
-    Reader m = top.child("matrix");
-    const auto workloads = read_list(m, "workloads", workload_names(), "workload");
-    const auto model_names = read_list(m, "models", known_models(), "model");
-    const auto precisions = read_list(m, "precisions", PrecisionPolicy::names(), "precision");
-    for (size_t i = 0; i < precisions.size(); ++i)
-      require_tolerance_row(m, "precisions[" + std::to_string(i) + "]", ctx, precisions[i]);
-    const auto optimizers = read_list(m, "optimizers", known_optimizers(), "optimizer");
-    m.reject_unknown_keys();
-    for (const auto& model : model_names)
-      if (!ctx.models.count(model)) m.fail("models", "model '" + model + "' has no sizes in \"models\"");
-    for (const auto& w : workloads)
-      for (const auto& model : model_names)
-        for (const auto& opt : optimizers)
-          for (const auto& p : precisions)
-            add_case(cases, ids, make_case(ctx, w, model, p, opt, ctx.defaults), ctx, "matrix");
-  }
+  if (top.has("matrix")) expand_matrix(top.child("matrix"), ctx, cases, ids);
   if (top.has("cases")) {
     const json& list = top.raw("cases");
     if (!list.is_array()) top.fail("cases", "expected a list of cases");
