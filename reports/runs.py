@@ -69,8 +69,16 @@ def env_fingerprint(env: dict) -> str:
     return f"{device} · libtorch {env.get('libtorch_version', '?')}"
 
 
+def implementation(env: dict) -> str:
+    """Who ran the loops: "C++" (ampbench), "Python eager" or "Python
+    torch.compile" (python -m reference.python.bench [--compile])."""
+    if env.get("implementation") != "python":
+        return "C++"
+    return "Python torch.compile" if env.get("python_torch_compile") else "Python eager"
+
+
 def _assign_labels(runs) -> None:
-    prints = [env_fingerprint(run.env) for run in runs]
+    prints = [f"{implementation(run.env)} · {env_fingerprint(run.env)}" for run in runs]
     repeated = Counter(prints)
     for run, fingerprint in zip(runs, prints):
         # Two runs on one machine share a fingerprint: the file name tells them apart.

@@ -209,8 +209,8 @@ def test_kill_count_in_both_outputs(single):
 def test_comparison_is_labelled_by_fingerprints(pair):
     docs, report = pair
     md = read(report, "report.md")
-    assert "run1: NVIDIA A100-SXM4-40GB · libtorch 2.11.0" in md
-    assert "run2: NVIDIA H200 · libtorch 2.12.0" in md
+    assert "run1: C++ · NVIDIA A100-SXM4-40GB · libtorch 2.11.0" in md
+    assert "run2: C++ · NVIDIA H200 · libtorch 2.12.0" in md
     table = table_with(md, "run2 / run1")
     second = {c["id"]: c for c in docs[1]["cases"]}
     for case in docs[0]["cases"]:
@@ -236,6 +236,18 @@ def test_same_machine_runs_are_told_apart_by_file(tmp_path):
     paths = [write_results(tmp_path / n, make_results()) for n in ("monday.json", "tuesday.json")]
     labels = [run.label for run in load_runs(paths)]
     assert labels[0].endswith("(monday.json)") and labels[1].endswith("(tuesday.json)")
+
+
+def test_cpp_python_eager_and_compiled_runs_are_named_in_their_labels(tmp_path):
+    eager, compiled = make_results(), make_results()
+    for doc, compile_flag in ((eager, False), (compiled, True)):
+        doc["env"].update(implementation="python", python_torch_compile=compile_flag)
+    paths = [write_results(tmp_path / n, d) for n, d in (("c.json", make_results()), ("e.json", eager),
+                                                          ("p.json", compiled))]
+    labels = [run.label for run in load_runs(paths)]
+    assert labels[0].startswith("run1: C++ · ") and not labels[0].endswith(")")
+    assert labels[1].startswith("run2: Python eager · ")
+    assert labels[2].startswith("run3: Python torch.compile · ")
 
 
 def test_incomplete_run_is_flagged():
