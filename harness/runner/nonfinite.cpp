@@ -67,9 +67,7 @@ std::optional<NonfiniteDiagnosis> diagnose_nonfinite(const CaseSpec& spec, const
     s.step_index = step;
     apply_lr_schedule(s);
     gradient.clear();
-    std::vector<Batch> batches;
-    for (int i = 0; i < workload.micro_batches(spec); ++i) batches.push_back(data.host_to_device(cursor++));
-    const StepOutcome outcome = workload.step(s, batches);
+    const StepOutcome outcome = workload.step(s, micro_batches(data, workload.micro_batches(spec), cursor, false));
     if (outcome.skipped) continue;  // the scaler absorbed it (or a skip by design)
     const double loss = outcome.loss.item<double>();
     if (!std::isfinite(loss))

@@ -65,12 +65,6 @@ std::vector<at::Tensor> optimizer_state_tensors(const TrainingState& s) {
   return out;
 }
 
-std::vector<Batch> micro_batches(const SyntheticData& data, int count, int& cursor, bool cached) {
-  std::vector<Batch> batches;
-  for (int i = 0; i < count; ++i) batches.push_back(cached ? data.cached() : data.host_to_device(cursor++));
-  return batches;
-}
-
 
 NamedTensors named_state(const Model& model) {
   NamedTensors out;
@@ -233,6 +227,12 @@ void spin_for(double seconds) {
 }
 
 }  // namespace
+
+std::vector<Batch> micro_batches(const SyntheticData& data, int count, int& cursor, bool cached) {
+  std::vector<Batch> batches;
+  for (int i = 0; i < count; ++i) batches.push_back(cached ? data.cached() : data.host_to_device(cursor++));
+  return batches;
+}
 
 DataOptions data_options(const CaseSpec& spec) {
   DataOptions d;

@@ -59,6 +59,10 @@ class Runner {
 // process, a DDP rank reads its own shard.
 DataOptions data_options(const CaseSpec& spec);
 
+// The next `count` micro-batches from `cursor` (advanced), copied to the
+// device; or the one cached device batch, `count` times.
+std::vector<Batch> micro_batches(const SyntheticData& data, int count, int& cursor, bool cached);
+
 // Throughput of `spec` alone (warm-up, repetitions, synchronized timing);
 // `context` for collective workloads.
 ThroughputRecord measure_throughput(const CaseSpec& spec, const c10::Device& device, double slowdown = 0.0,
