@@ -49,6 +49,10 @@ def _run_section(run, figures) -> list:
     blocks += [Heading(level + 1, "Throughput")]
     throughput = tables.throughput_table(run)
     blocks.append(throughput if throughput.rows else Text("No throughput was measured in this run."))
+    by_precision = tables.precision_columns_table(run)
+    if by_precision:
+        blocks += [Text("Side by side per precision: median samples/s (× its fp32 baseline) and verdict."),
+                   by_precision]
     blocks += _images(f for f in figures if f.kind == "throughput")
     # Optional sections (ceilings, utilisation, gradient health) are left out
     # entirely when the file predates them: a heading per missing feature

@@ -11,7 +11,7 @@ from collections import Counter
 from . import gradients
 from .blocks import Table
 from .ceilings import matmul_ceilings, utilisation
-from .runs import ordered_unique, speedup, verdict_text
+from .runs import ordered_unique, precision_key, speedup, verdict_text
 
 ENV_ROWS = ("host", "os", "cpu_model", "cpu_cores", "device", "gpu_name",
             "compute_capability", "driver", "cuda_runtime", "cudnn", "nccl",
@@ -103,6 +103,11 @@ def verdict_summary(run) -> list:
     lines = [f"{len(run.cases)} cases: " + ", ".join(
         f"{counts.get(s, 0)} {s}" for s in ("pass", "fail", "skipped", "error"))]
     lines.append(negative_control_line(run.cases))
+    reported = [c for c in run.cases if c["expect"] == "report" and c["status"] in ("pass", "fail")]
+    if reported:
+        failed = sum(1 for c in reported if c["status"] == "fail")
+        lines.append(f"{len(reported)} verdict(s) reported, not required (O3): {len(reported) - failed} pass, "
+                     f"{failed} fail")
     bad = [c["id"] for c in run.cases if c["conforms"] is False]
     lines.append(f"{len(bad)} case(s) do not conform to their expectation: {', '.join(bad)}"
                  if bad else "Every case that ran conforms to its expectation.")
@@ -183,6 +188,23 @@ def _throughput_row(run, case) -> tuple:
     return (case["id"], case["precision"], tp["input"], fmt_rate(tp["median"]),
             f"{fmt_rate(tp['min'])} – {fmt_rate(tp['max'])}", fmt_rate(tp["iqr"]),
             str(tp["repetitions"]), fmt_ratio(speedup(run, case)), fmt_bytes(tp["peak_memory_bytes"]))
+
+
+def precision_columns_table(run):
+    """One row per workload/model/optimizer, one column per precision that
+    measured throughput (fp16 is Apex O1; O2 and O3 beside it): median
+    samples/s, x fp32, and the verdict. None with fewer than two precisions."""
+    timed = [c for c in run.cases if c["throughput"] and c["expect"] != "fail"]
+    precisions = sorted({c["precision"] for c in timed}, key=precision_key)
+    if len(precisions) < 2:
+        return None
+    cells: dict = {}
+    for c in timed:
+        row = "/".join(part for part in c["id"].split("/") if part != c["precision"])
+        cells.setdefault(row, {})[c["precision"]] = (
+            f"{fmt_rate(c['throughput']['median'])} ({fmt_ratio(speedup(run, c))}) {verdict_text(c)}")
+    headers = ("case", *(("fp16 (O1)" if p == "fp16" else p) for p in precisions))
+    return _table(headers, [(row, *(by.get(p, DASH) for p in precisions)) for row, by in cells.items()])
 
 
 # -- hardware ceilings and utilisation ---------------------------------------------

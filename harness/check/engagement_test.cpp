@@ -46,6 +46,17 @@ TEST(Engagement, GradientsLeftAboveMaxNormAfterClippingAreAnError) {
   EXPECT_NE(why.find("1.5x the limit"), std::string::npos) << why;
 }
 
+TEST(Engagement, O3sFloat16GradientsMayExceedTheLimitByTheirRoundingOnly) {
+  // clip_grad_value_(0.01) in float16 leaves 0.0100021: 1.0002x the limit.
+  CaseRecord r = clip_norm_record({2.0, 3.0}, {1.0002, 1.0});
+  EXPECT_NE(failure(r).find("did not bound"), std::string::npos) << "float32 gradients get no float16 slack";
+  r.spec.precision = PrecisionPolicy(Precision::kO3);
+  EXPECT_EQ(failure(r), "");
+  r = clip_norm_record({2.0, 3.0}, {1.01, 1.0});  // a real miss is still one in float16
+  r.spec.precision = PrecisionPolicy(Precision::kO3);
+  EXPECT_NE(failure(r).find("did not bound"), std::string::npos) << failure(r);
+}
+
 TEST(Engagement, NegativeControlsAreExempt) {
   CaseRecord r = clip_norm_record({0.5}, {0.5});
   r.spec.variant = "clip_before_unscale";

@@ -6,7 +6,7 @@
 namespace ampbench {
 
 const std::vector<std::string>& PrecisionPolicy::names() {
-  static const std::vector<std::string> all = {"fp32", "fp16", "bf16", "tf32"};
+  static const std::vector<std::string> all = {"fp32", "fp16", "bf16", "tf32", "o2", "o3"};
   return all;
 }
 
@@ -15,7 +15,9 @@ PrecisionPolicy PrecisionPolicy::parse(const std::string& name) {
   if (name == "fp16") return PrecisionPolicy(Precision::kFp16);
   if (name == "bf16") return PrecisionPolicy(Precision::kBf16);
   if (name == "tf32") return PrecisionPolicy(Precision::kTf32);
-  throw std::invalid_argument("unsupported precision '" + name + "' (expected fp32, fp16, bf16 or tf32)");
+  if (name == "o2") return PrecisionPolicy(Precision::kO2);
+  if (name == "o3") return PrecisionPolicy(Precision::kO3);
+  throw std::invalid_argument("unsupported precision '" + name + "' (expected fp32, fp16, bf16, tf32, o2 or o3)");
 }
 
 std::string PrecisionPolicy::name() const {
@@ -24,6 +26,8 @@ std::string PrecisionPolicy::name() const {
     case Precision::kFp16: return "fp16";
     case Precision::kBf16: return "bf16";
     case Precision::kTf32: return "tf32";
+    case Precision::kO2: return "o2";
+    case Precision::kO3: return "o3";
   }
   return "?";
 }
@@ -33,9 +37,23 @@ std::optional<c10::ScalarType> PrecisionPolicy::autocast_dtype() const {
     case Precision::kFp32: return std::nullopt;
     case Precision::kFp16: return c10::ScalarType::Half;
     case Precision::kBf16: return c10::ScalarType::BFloat16;
-    case Precision::kTf32: return std::nullopt;
+    case Precision::kTf32:
+    case Precision::kO2:
+    case Precision::kO3: return std::nullopt;
   }
   return std::nullopt;
+}
+
+c10::ScalarType PrecisionPolicy::model_dtype() const {
+  return precision_ == Precision::kO2 || precision_ == Precision::kO3 ? c10::ScalarType::Half : c10::ScalarType::Float;
+}
+
+std::string PrecisionPolicy::ceiling_name() const {
+  return model_dtype() == c10::ScalarType::Half ? "fp16" : name();
+}
+
+bool PrecisionPolicy::tolerance_row_optional() const {
+  return precision_ == Precision::kTf32 || precision_ == Precision::kO2 || precision_ == Precision::kO3;
 }
 
 amp::Float32Math PrecisionPolicy::float32_math() const {
@@ -44,6 +62,10 @@ amp::Float32Math PrecisionPolicy::float32_math() const {
 
 std::string PrecisionPolicy::scaler_refusal() const {
   if (allows_scaler()) return "";
+  if (precision_ == Precision::kO3)
+    return "o3 with a GradScaler is a configuration mistake: O3 trains float16 weights with float16 gradients, "
+           "which a GradScaler cannot unscale in place (PyTorch's refuses them too); use o2 for float16 with loss "
+           "scaling and float32 master weights";
   if (precision_ == Precision::kTf32)
     return "tf32 with a GradScaler is a configuration mistake: tf32 keeps float32 tensors (float32's exponent "
            "range) and only rounds the tensor-core products' mantissas, so loss scaling is unneeded; remove the "
@@ -57,7 +79,9 @@ double PrecisionPolicy::unit_roundoff() const {
     case Precision::kFp32: return std::ldexp(1.0, -24);
     case Precision::kFp16: return std::ldexp(1.0, -11);
     case Precision::kBf16: return std::ldexp(1.0, -8);
-    case Precision::kTf32: return std::ldexp(1.0, -11);
+    case Precision::kTf32:
+    case Precision::kO2:
+    case Precision::kO3: return std::ldexp(1.0, -11);
   }
   return 0.0;
 }

@@ -10,7 +10,7 @@ namespace ampbench {
 namespace {
 
 TEST(Precision, EveryNameParsesToItselfInTableOrder) {
-  EXPECT_EQ(PrecisionPolicy::names(), (std::vector<std::string>{"fp32", "fp16", "bf16", "tf32"}));
+  EXPECT_EQ(PrecisionPolicy::names(), (std::vector<std::string>{"fp32", "fp16", "bf16", "tf32", "o2", "o3"}));
   for (const std::string& name : PrecisionPolicy::names()) EXPECT_EQ(PrecisionPolicy::parse(name).name(), name);
   EXPECT_EQ(PrecisionPolicy::parse("tf32").precision(), Precision::kTf32);
 }
@@ -20,7 +20,7 @@ TEST(Precision, AnUnknownNameIsRefusedListingTheKnownOnes) {
     PrecisionPolicy::parse("fp8");
     FAIL() << "fp8 was accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "unsupported precision 'fp8' (expected fp32, fp16, bf16 or tf32)");
+    EXPECT_STREQ(e.what(), "unsupported precision 'fp8' (expected fp32, fp16, bf16, tf32, o2 or o3)");
   }
   EXPECT_THROW(PrecisionPolicy::parse("TF32"), std::invalid_argument);
 }
@@ -42,6 +42,38 @@ TEST(Precision, Tf32IsFloat32StorageUnderTf32MathWithoutAScaler) {
   EXPECT_NE(tf32.scaler_refusal().find("tf32 with a GradScaler is a configuration mistake"), std::string::npos)
       << tf32.scaler_refusal();
   EXPECT_FALSE(tf32.float16_range_matters());
+}
+
+TEST(Precision, O2IsAFloat16ModelWithFloat32MastersAndAScaler) {
+  const PrecisionPolicy o2(Precision::kO2);
+  EXPECT_FALSE(o2.autocast_dtype().has_value());  // the model itself is float16: no autocast region
+  EXPECT_EQ(o2.model_dtype(), c10::ScalarType::Half);
+  EXPECT_TRUE(o2.master_weights());
+  EXPECT_EQ(o2.trained_dtype(), c10::ScalarType::Float);  // the masters
+  EXPECT_TRUE(o2.keeps_batchnorm_fp32());
+  EXPECT_TRUE(o2.needs_scaler());
+  EXPECT_TRUE(o2.verdict_required());
+  EXPECT_TRUE(o2.float16_range_matters());
+  EXPECT_EQ(o2.unit_roundoff(), std::ldexp(1.0, -11));
+  EXPECT_EQ(o2.ceiling_name(), "fp16");
+}
+
+TEST(Precision, O3IsAllFloat16WithoutMastersOrScalerAndItsVerdictIsReported) {
+  const PrecisionPolicy o3(Precision::kO3);
+  EXPECT_EQ(o3.model_dtype(), c10::ScalarType::Half);
+  EXPECT_FALSE(o3.master_weights());
+  EXPECT_EQ(o3.trained_dtype(), c10::ScalarType::Half);
+  EXPECT_FALSE(o3.keeps_batchnorm_fp32());
+  EXPECT_FALSE(o3.needs_scaler());
+  EXPECT_FALSE(o3.allows_scaler());
+  EXPECT_NE(o3.scaler_refusal().find("use o2"), std::string::npos) << o3.scaler_refusal();
+  EXPECT_FALSE(o3.verdict_required());
+  EXPECT_EQ(o3.ceiling_name(), "fp16");
+  for (Precision p : {Precision::kFp32, Precision::kFp16, Precision::kBf16, Precision::kTf32}) {
+    EXPECT_EQ(PrecisionPolicy(p).model_dtype(), c10::ScalarType::Float);
+    EXPECT_TRUE(PrecisionPolicy(p).verdict_required());
+    EXPECT_EQ(PrecisionPolicy(p).ceiling_name(), PrecisionPolicy(p).name());
+  }
 }
 
 TEST(Precision, OnlyTf32LeavesIeeeMath) {

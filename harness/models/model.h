@@ -25,6 +25,12 @@ struct Model {
 // Builds `family` with deterministic weights drawn from `seed`, on `device`.
 Model make_model(const std::string& family, const ModelSizes& sizes, std::uint64_t seed, const c10::Device& device);
 
+// Apex's cast model (O2, O3): floating-point parameters and buffers become
+// `dtype` (BatchNorm's stay float32 with keep_batchnorm_fp32, as O2 keeps
+// them), and the forward casts floating inputs to `dtype` and its output
+// back to float32, so the loss is computed in float32.
+void cast_model(Model& model, c10::ScalarType dtype, bool keep_batchnorm_fp32);
+
 // The shape of one input sample (without the batch dimension).
 std::vector<int64_t> input_shape(const std::string& family, const ModelSizes& sizes);
 

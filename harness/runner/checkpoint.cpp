@@ -32,6 +32,15 @@ void for_each_model_tensor(const TrainingState& s, Fn fn) {
   }
 }
 
+// O2's float32 master weights, which the float16 model only approximates.
+template <typename Fn>
+void for_each_master(const TrainingState& s, Fn fn) {
+  for (size_t i = 0; i < s.masters.size(); ++i) {
+    const std::vector<at::Tensor>& params = s.masters[i].params();
+    for (size_t k = 0; k < params.size(); ++k) fn("master" + std::to_string(i) + "." + std::to_string(k), params[k]);
+  }
+}
+
 void save_optimizer(const torch::optim::Optimizer& opt, const std::string& prefix, Entries& out) {
   const std::vector<at::Tensor>& params = opt.param_groups().front().params();
   for (size_t k = 0; k < params.size(); ++k) {
@@ -94,6 +103,7 @@ void save_checkpoint(const TrainingState& s, const std::string& path) {
   for_each_model_tensor(s, [&](const std::string& name, const at::Tensor& t) { out.insert(name, t.detach().cpu()); });
   for (size_t i = 0; i < s.optimizers.size(); ++i)
     save_optimizer(*s.optimizers[i], "optimizer" + std::to_string(i) + ".", out);
+  for_each_master(s, [&](const std::string& name, const at::Tensor& t) { out.insert(name, t.detach().cpu()); });
   if (s.scaler.is_enabled()) {
     const amp::GradScalerState st = s.scaler.state_dict();
     out.insert("scaler.scale", scalar(st.scale));
@@ -119,6 +129,7 @@ void load_checkpoint(TrainingState& s, const std::string& path, bool restore_sca
   });
   for (size_t i = 0; i < s.optimizers.size(); ++i)
     load_optimizer(*s.optimizers[i], "optimizer" + std::to_string(i) + ".", in, path);
+  for_each_master(s, [&](const std::string& name, const at::Tensor& t) { copy_into(t, entry(in, name, path), name, path); });
   if (restore_scaler && s.scaler.is_enabled()) {
     amp::GradScalerState st;
     st.scale = entry(in, "scaler.scale", path).item<double>();

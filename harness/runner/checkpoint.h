@@ -7,7 +7,8 @@
 // Names: "model<i>.<parameter or buffer>", "optimizer<i>.<k>.<field>" (k the
 // parameter's index in its optimizer; field momentum_buffer | exp_avg |
 // exp_avg_sq | step | step_count), "scaler.<field>" (GradScalerState, as
-// float64/int64 scalars), "step_index".
+// float64/int64 scalars), "master<i>.<k>" (O2: model i's float32 master
+// weights, in its parameter order), "step_index".
 #pragma once
 
 #include <string>

@@ -66,10 +66,14 @@ std::vector<at::Tensor> optimizer_state_tensors(const TrainingState& s) {
 }
 
 
-NamedTensors named_state(const Model& model) {
+// Model i's parameters and buffers by name, the parameters being the trained
+// tensors (O2: the float32 masters, which the Python oracle casts itself).
+NamedTensors named_state(const TrainingState& s, size_t i) {
   NamedTensors out;
-  for (const auto& item : model.module->named_parameters()) out.emplace_back(item.key(), item.value().detach().cpu().clone());
-  for (const auto& item : model.module->named_buffers()) out.emplace_back(item.key(), item.value().detach().cpu().clone());
+  const std::vector<at::Tensor> trained = s.trained(i);
+  const std::vector<std::string> names = s.models[i].module->named_parameters().keys();
+  for (size_t k = 0; k < trained.size(); ++k) out.emplace_back(names[k], trained[k].detach().cpu().clone());
+  for (const auto& item : s.models[i].module->named_buffers()) out.emplace_back(item.key(), item.value().detach().cpu().clone());
   return out;
 }
 
@@ -128,7 +132,7 @@ void train_recorded(const CaseSpec& spec, const c10::Device& device, distributed
   std::optional<CaseDump> dump;
   if (!dump_dir.empty()) {
     dump.emplace(CaseDump{rec, {}, {}, {}, {}});
-    for (const Model& m : state->models) dump->initial_state.push_back(named_state(m));
+    for (size_t i = 0; i < state->models.size(); ++i) dump->initial_state.push_back(named_state(*state, i));
   }
 
   std::vector<at::Tensor> losses;
@@ -159,7 +163,7 @@ void train_recorded(const CaseSpec& spec, const c10::Device& device, distributed
   rec.optimizer_state = flatten(optimizer_state_tensors(*state));
   for (const at::Tensor& p : params) rec.nonfinite_values += (~at::isfinite(p.detach())).sum().item<int64_t>();
   if (dump) {
-    for (const Model& m : state->models) dump->final_state.push_back(named_state(m));
+    for (size_t i = 0; i < state->models.size(); ++i) dump->final_state.push_back(named_state(*state, i));
     for (const at::Tensor& t : optimizer_state_tensors(*state)) dump->optimizer_state.push_back(t.detach().cpu());
     write_case_dump(dump_dir, *dump);
   }
@@ -307,7 +311,7 @@ std::string skip_reason(const CaseSpec& spec) {
     if (spec.precision.precision() == Precision::kTf32 && cc < 80)
       return "tf32 tensor cores need compute capability 8.0 or newer; " + name + " has " +
              std::to_string(cc / 10) + "." + std::to_string(cc % 10);
-    if (spec.precision.precision() == Precision::kFp16 && cc < 70)
+    if ((spec.precision.precision() == Precision::kFp16 || spec.precision.model_dtype() == at::kHalf) && cc < 70)
       return "fp16 tensor cores need compute capability 7.0 or newer; " + name + " has " +
              std::to_string(cc / 10) + "." + std::to_string(cc % 10);
 #else

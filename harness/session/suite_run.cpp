@@ -166,7 +166,10 @@ CaseResult judge(CaseRecord record, const std::map<std::string, CaseRecord>& bas
   std::optional<EngagementSummary> engagement;
   if (record.status == RunStatus::kRan) {
     engagement = summarize_engagement(record);
-    if (const auto why = engagement_failure(record, *engagement)) {
+    // A case that went non-finite did not "fail to engage": its verdict names
+    // where the first non-finite value appeared, the cause to report.
+    const auto why = record.nonfinite ? std::nullopt : engagement_failure(record, *engagement);
+    if (why) {
       record.status = RunStatus::kError;
       record.reason = *why;
     }

@@ -90,5 +90,22 @@ TEST(SummaryTable, ATf32ColumnOnlyWhenSomeCaseIsTf32) {
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2) << text;  // header + 1 row
 }
 
+TEST(SummaryTable, O2AndO3SitBesideFp16AndAReportedVerdictIsNotRed) {
+  const nlohmann::json results = {
+      {"cases",
+       {{{"id", "plain/mlp/fp32/sgd"}, {"precision", "fp32"}, {"status", "pass"}, {"expect", "pass"},
+         {"throughput", nullptr}},
+        {{"id", "plain/mlp/o2/sgd"}, {"precision", "o2"}, {"status", "pass"}, {"expect", "pass"},
+         {"throughput", nullptr}},
+        {{"id", "plain/mlp/o3/sgd"}, {"precision", "o3"}, {"status", "fail"}, {"expect", "report"},
+         {"throughput", nullptr}}}}};
+  std::ostringstream out;
+  print_summary_table(out, results);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("fp16  o2    o3             bf16"), std::string::npos) << text;
+  EXPECT_NE(text.find("reported fail"), std::string::npos) << text;
+  EXPECT_EQ(text.find("FAIL"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace ampbench

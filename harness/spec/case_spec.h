@@ -90,7 +90,10 @@ struct ThroughputSettings {
   InputMode input = InputMode::kCached;
 };
 
-enum class Expect { kPass, kFail };
+// What a case's equivalence verdict means for the run: it must pass (a
+// correct case), it must fail (a negative control), or it is reported only
+// (O3, whose float16 weights are not expected to track fp32 everywhere).
+enum class Expect { kPass, kFail, kReport };
 
 struct CaseSpec {
   std::string id;
@@ -145,7 +148,8 @@ struct CaseSpec {
   bool is_baseline() const { return baseline_id.empty(); }
 };
 
-std::string to_string(Expect expect);
+std::string to_string(Expect expect);  // "pass" | "fail" | "report"
+std::optional<Expect> parse_expect(const std::string& name);
 std::string to_string(InputMode mode);
 std::string to_string(NoiseModel noise);
 // "grad" | "init" | "grad+init"; nullopt otherwise.

@@ -57,8 +57,8 @@ struct SuiteContext {
   EngagementRule engagement;
 };
 
-// A case's precision must have a row in "tolerances" (tf32's is optional
-// until a suite runs tf32).
+// A case's precision must have a row in "tolerances" (tf32's, o2's and o3's
+// are optional until a suite runs them).
 void require_tolerance_row(Reader& r, const std::string& key, const SuiteContext& ctx, const std::string& precision) {
   if (!ctx.tolerances.by_precision.count(precision))
     r.fail(key, "precision '" + precision + "' has no row in \"tolerances\" (add \"tolerances\": {\"" + precision +
@@ -92,7 +92,16 @@ CaseSpec make_case(const SuiteContext& ctx, const std::string& workload, const s
   c.envelope = ctx.tolerances.envelope;
   c.engagement = ctx.engagement;
   c.throughput = ctx.throughput;
+  c.expect = c.precision.verdict_required() ? Expect::kPass : Expect::kReport;
   return c;
+}
+
+// O2 and O3 cast one process's model; the replicated workloads keep float32
+// replicas (DataParallel) or bucket float32 gradients (DDP).
+std::string precision_refusal(const std::string& workload, const PrecisionPolicy& precision) {
+  if (precision.model_dtype() == c10::ScalarType::Float || !workload_traits(workload).replicated()) return "";
+  return precision.name() + " runs the single-process workloads only; " + workload +
+         " replicates the model (use fp16 for its O1 column)";
 }
 
 CaseSpec read_explicit_case(const SuiteContext& ctx, Reader r) {
@@ -108,6 +117,8 @@ CaseSpec read_explicit_case(const SuiteContext& ctx, Reader r) {
     r.fail("precision", e.what());
   }
   require_tolerance_row(r, "precision", ctx, precision);
+  if (const std::string why = precision_refusal(workload, PrecisionPolicy::parse(precision)); !why.empty())
+    r.fail("precision", why);
   const auto optimizer = r.require<std::string>("optimizer");
   require_known(r, "optimizer", optimizer, known_optimizers(), "optimizer");
 
@@ -148,12 +159,13 @@ CaseSpec read_explicit_case(const SuiteContext& ctx, Reader r) {
   c.scaler_enabled = r.get("scaler_enabled", c.precision.needs_scaler());
   if (c.variant == "no_scaler") c.scaler_enabled = false;
   if (c.scaler_enabled && !c.precision.allows_scaler()) r.fail("scaler_enabled", c.precision.scaler_refusal());
-  const auto expect = r.get<std::string>("expect", "pass");
-  if (expect != "pass" && expect != "fail") r.fail("expect", "expected \"pass\" or \"fail\", got \"" + expect + "\"");
-  c.expect = expect == "fail" ? Expect::kFail : Expect::kPass;
+  const auto expect = r.get<std::string>("expect", to_string(c.expect));
+  const auto parsed = parse_expect(expect);
+  if (!parsed) r.fail("expect", "expected \"pass\", \"fail\" or \"report\", got \"" + expect + "\"");
+  c.expect = *parsed;
   if (c.variant != "correct" && c.expect != Expect::kFail)
     r.fail("expect", "negative control '" + c.variant + "' must declare \"expect\": \"fail\"");
-  c.throughput.enabled = c.throughput.enabled && c.expect == Expect::kPass;
+  c.throughput.enabled = c.throughput.enabled && c.expect != Expect::kFail;
   r.reject_unknown_keys();
   return c;
 }
@@ -259,6 +271,9 @@ void expand_matrix(Reader m, const SuiteContext& ctx, std::vector<CaseSpec>& cas
   const auto precisions = read_list(m, "precisions", PrecisionPolicy::names(), "precision");
   for (size_t i = 0; i < precisions.size(); ++i)
     require_tolerance_row(m, "precisions[" + std::to_string(i) + "]", ctx, precisions[i]);
+  for (const auto& w : workloads)
+    for (const auto& p : precisions)
+      if (const std::string why = precision_refusal(w, PrecisionPolicy::parse(p)); !why.empty()) m.fail("precisions", why);
   const auto optimizers = read_list(m, "optimizers", known_optimizers(), "optimizer");
   m.reject_unknown_keys();
   for (const auto& model : model_names)
@@ -335,7 +350,20 @@ Suite load_suite(const std::string& name_or_path, const std::string& device) {
   return parse_suite_root(root, path, device);
 }
 
-std::string to_string(Expect expect) { return expect == Expect::kPass ? "pass" : "fail"; }
+std::string to_string(Expect expect) {
+  switch (expect) {
+    case Expect::kPass: return "pass";
+    case Expect::kFail: return "fail";
+    case Expect::kReport: return "report";
+  }
+  return "?";
+}
+
+std::optional<Expect> parse_expect(const std::string& name) {
+  for (Expect e : {Expect::kPass, Expect::kFail, Expect::kReport})
+    if (to_string(e) == name) return e;
+  return std::nullopt;
+}
 std::string to_string(InputMode mode) { return mode == InputMode::kCached ? "cached" : "host"; }
 
 std::string to_string(NoiseModel noise) {

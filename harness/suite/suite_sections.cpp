@@ -171,10 +171,10 @@ ToleranceTable read_tolerances(Reader r) {
   if (!(noise_factor >= 0 && noise_factor <= 1e6)) r.fail("noise_factor", "must be in [0, 1e6]");
   if (r.has("envelope")) table.envelope = read_envelope(r.child("envelope"));
   for (const std::string& precision : PrecisionPolicy::names()) {
-    // tf32 came later: only a suite that runs it must declare its row
-    // (require_tolerance_row); the original three stay required everywhere.
+    // tf32, o2 and o3 came later: only a suite that runs them must declare
+    // their rows (require_tolerance_row); the original three stay required.
     if (!r.has(precision)) {
-      if (precision == "tf32") continue;
+      if (PrecisionPolicy::parse(precision).tolerance_row_optional()) continue;
       r.fail(precision, "missing required field (tolerances are declared per precision)");
     }
     table.by_precision[precision] = read_rule(r.child(precision), ToleranceRule{}, noise_factor);

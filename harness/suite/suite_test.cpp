@@ -92,6 +92,48 @@ TEST(Suite, RejectsUnsupportedPrecision) {
   EXPECT_NE(error_of(text).find("unknown precision 'fp8'"), std::string::npos) << error_of(text);
 }
 
+// minimal_suite() with o2 and o3 tolerance rows (and, with `matrix`, in its matrix).
+std::string with_o2_o3(std::string text, bool matrix) {
+  if (matrix) text.replace(text.find("\"bf16\"]"), 7, "\"bf16\", \"o2\", \"o3\"]");
+  text.replace(text.find("\"bf16\": {}}"), 11, "\"bf16\": {}, \"o2\": {}, \"o3\": {}}");
+  return text;
+}
+
+TEST(Suite, O2TakesAScalerAndO3IsReportedOnlyByDefault) {
+  const Suite s = parse_suite(with_o2_o3(minimal_suite(), true), "t.json", "cpu");
+  auto find = [&](const std::string& id) {
+    const auto it = std::find_if(s.cases.begin(), s.cases.end(), [&](const CaseSpec& c) { return c.id == id; });
+    if (it == s.cases.end()) throw std::runtime_error("no case " + id);
+    return *it;
+  };
+  EXPECT_TRUE(find("plain/mlp/o2/sgd").scaler_enabled);
+  EXPECT_EQ(find("plain/mlp/o2/sgd").expect, Expect::kPass);
+  EXPECT_FALSE(find("clip_norm/mlp/o3/sgd").scaler_enabled);
+  EXPECT_EQ(find("clip_norm/mlp/o3/sgd").expect, Expect::kReport);
+  EXPECT_TRUE(find("clip_norm/mlp/o3/sgd").throughput.enabled);  // O3 is the speed-of-light column
+  EXPECT_EQ(find("plain/mlp/o2/sgd").baseline_id, "plain/mlp/fp32/sgd");
+  // A case may still require O3's verdict.
+  const Suite pinned = parse_suite(
+      with_o2_o3(minimal_suite("", R"([{"workload": "plain", "model": "mlp", "precision": "o3", "optimizer": "sgd",
+                                        "expect": "pass"}])"), false), "t.json", "cpu");
+  EXPECT_EQ(pinned.cases.back().expect, Expect::kPass);
+}
+
+TEST(Suite, O2AndO3AreRefusedOnReplicatedWorkloadsAndO3WithAScaler) {
+  std::string err = error_of(with_o2_o3(
+      minimal_suite("", R"([{"workload": "ddp", "model": "mlp", "precision": "o2", "optimizer": "sgd"}])"), false));
+  EXPECT_NE(err.find("cases[0].precision: o2 runs the single-process workloads only; ddp replicates"),
+            std::string::npos) << err;
+  err = error_of(with_o2_o3(minimal_suite("", R"([{"workload": "plain", "model": "mlp", "precision": "o3",
+                                                  "optimizer": "sgd", "scaler_enabled": true}])"), false));
+  EXPECT_NE(err.find("o3 with a GradScaler is a configuration mistake"), std::string::npos) << err;
+  err = error_of(minimal_suite("", R"([{"workload": "plain", "model": "mlp", "precision": "o2", "optimizer": "sgd"}])"));
+  EXPECT_NE(err.find("precision 'o2' has no row in \"tolerances\""), std::string::npos) << err;
+  err = error_of(minimal_suite(
+      "", R"([{"workload": "plain", "model": "mlp", "precision": "fp16", "optimizer": "sgd", "expect": "maybe"}])"));
+  EXPECT_NE(err.find("expected \"pass\", \"fail\" or \"report\", got \"maybe\""), std::string::npos) << err;
+}
+
 TEST(Suite, RefusesBf16WithAScaler) {
   const std::string err = error_of(minimal_suite(
       "", R"([{"workload": "plain", "model": "mlp", "precision": "bf16", "optimizer": "sgd", "scaler_enabled": true}])"));

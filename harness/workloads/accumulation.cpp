@@ -16,6 +16,7 @@ StepOutcome accumulation_step(TrainingState& s, const std::vector<Batch>& micro_
     const at::Tensor out = forward(s, s.model(), batch.inputs);
     const at::Tensor loss = loss_fn(s, out, batch.labels) / n;
     s.scaler.scale(loss).backward();
+    collect_master_grads(s);  // O2: micro-batches accumulate in float32
     total_loss = total_loss.defined() ? total_loss + loss.detach() : loss.detach();
 
     const bool last = i == n - 1;

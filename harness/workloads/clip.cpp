@@ -47,13 +47,14 @@ StepOutcome clip_step(TrainingState& s, const std::vector<Batch>& batches, ClipK
   const at::Tensor out = forward(s, s.model(), batch.inputs);
   const at::Tensor loss = loss_fn(s, out, batch.labels);
   s.scaler.scale(loss).backward();
+  collect_master_grads(s);
   const bool injected = inject_inf_if_due(s);
 
   // Negative control "clip_before_unscale" omits this line: the threshold
   // then clips gradients that are still multiplied by the scale.
   if (s.spec.variant != "clip_before_unscale") s.scaler.unscale_(s.optimizer());
 
-  const std::vector<at::Tensor> params = s.model().parameters();
+  const std::vector<at::Tensor> params = s.trained(0);  // O2: the masters' (unscaled) float32 gradients
   Engagement engaged;
   if (kind == ClipKind::kNorm) {
     if (s.record_engagement) engaged.grad_norm = total_norm(params);

@@ -17,6 +17,7 @@ StepOutcome multi_step(TrainingState& s, const std::vector<Batch>& batches) {
   const at::Tensor l1 = loss_fn(s, 3 * o0 - 5 * o1, batch.labels);
   s.scaler.scale(l0).backward({}, /*retain_graph=*/true);
   s.scaler.scale(l1).backward();
+  collect_master_grads(s);
   const bool injected = inject_inf_if_due(s);  // into optimizer spec.inject_inf_optimizer's gradients
   const bool injected0 = injected && s.spec.inject_inf_optimizer == 0;
 

@@ -31,6 +31,7 @@ StepOutcome penalty_step(TrainingState& s, const std::vector<Batch>& batches) {
     loss = loss + penalty;
   }
   s.scaler.scale(loss).backward();
+  collect_master_grads(s);
   const bool injected = inject_inf_if_due(s);
   const bool stepped = step_optimizer(s, s.optimizer(), injected);
   s.scaler.update();

@@ -14,6 +14,7 @@ StepOutcome plain_step(TrainingState& s, const std::vector<Batch>& batches) {
   const at::Tensor out = forward(s, s.model(), batch.inputs);
   const at::Tensor loss = loss_fn(s, out, batch.labels);
   s.scaler.scale(loss).backward();  // backward runs outside the autocast region
+  collect_master_grads(s);
   const bool injected = inject_inf_if_due(s);
   const bool stepped = step_optimizer(s, s.optimizer(), injected);
   s.scaler.update();

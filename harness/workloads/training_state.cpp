@@ -16,10 +16,14 @@
 
 namespace ampbench {
 
+std::vector<at::Tensor> TrainingState::trained(size_t model) const {
+  return masters.empty() ? models.at(model).parameters() : masters.at(model).params();
+}
+
 std::vector<at::Tensor> TrainingState::parameters() const {
   std::vector<at::Tensor> params;
-  for (const Model& m : models) {
-    for (const at::Tensor& p : m.parameters()) params.push_back(p);
+  for (size_t i = 0; i < models.size(); ++i) {
+    for (const at::Tensor& p : trained(i)) params.push_back(p);
   }
   return params;
 }
@@ -36,13 +40,16 @@ amp::GradScalerOptions scaler_options(const CaseSpec& spec) {
 std::unique_ptr<TrainingState> make_training_state(const CaseSpec& spec, const c10::Device& device,
                                                    distributed::Context* context) {
   auto s = std::unique_ptr<TrainingState>(
-      new TrainingState{spec, device, {}, {}, amp::GradScaler(scaler_options(spec)), 0});
+      new TrainingState{spec, device, {}, {}, {}, amp::GradScaler(scaler_options(spec)), 0});
   s->context = context;
   const int model_count = find_workload(spec.workload).models();
+  const PrecisionPolicy& policy = spec.precision;
   for (int i = 0; i < model_count; ++i) {
-    s->models.push_back(make_model(spec.model, spec.sizes, spec.seed + static_cast<std::uint64_t>(i), device));
-    s->optimizers.push_back(
-        optim::make_optimizer(spec.optimizer, spec.optimizer_impl, s->models.back().parameters(), spec.lr));
+    Model model = make_model(spec.model, spec.sizes, spec.seed + static_cast<std::uint64_t>(i), device);
+    if (policy.master_weights()) s->masters.emplace_back(model.parameters());  // before the cast: float32
+    if (policy.model_dtype() != at::kFloat) cast_model(model, policy.model_dtype(), policy.keeps_batchnorm_fp32());
+    s->models.push_back(std::move(model));
+    s->optimizers.push_back(optim::make_optimizer(spec.optimizer, spec.optimizer_impl, s->trained(i), spec.lr));
   }
   if (spec.perturbation) {
     s->noise_rng = at::make_generator<at::CPUGeneratorImpl>(spec.perturbation->seed);
@@ -63,6 +70,10 @@ at::Tensor loss_fn(TrainingState& s, const at::Tensor& out, const at::Tensor& la
   PrecisionAutocast autocast(s);
   at::Tensor loss = torch::nn::functional::cross_entropy(out, labels);
   return s.spec.loss_multiplier == 1.0 ? loss : loss * s.spec.loss_multiplier;
+}
+
+void collect_master_grads(TrainingState& s) {
+  for (MasterWeights& m : s.masters) m.accumulate_grads();
 }
 
 bool inject_inf_if_due(TrainingState& s) {
@@ -124,6 +135,9 @@ bool step_optimizer(TrainingState& s, torch::optim::Optimizer& opt, bool injecte
       stepped = true;
     }
   }
+  // O2: the next forward runs on the (rounded) new masters; a skipped step
+  // publishes the unchanged ones, which costs a copy and no host sync.
+  if (index < s.masters.size()) s.masters[index].publish();
   if (s.optimizer_skipped.size() < s.optimizers.size()) s.optimizer_skipped.resize(s.optimizers.size(), false);
   if (!stepped) s.optimizer_skipped[index] = true;
   return stepped;

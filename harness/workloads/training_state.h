@@ -14,6 +14,7 @@
 #include "data/synthetic_data.h"
 #include "models/model.h"
 #include "spec/case_spec.h"
+#include "workloads/master_weights.h"
 
 namespace ampbench::distributed {
 struct Context;
@@ -25,6 +26,8 @@ struct TrainingState {
   const CaseSpec& spec;
   c10::Device device;
   std::vector<Model> models;  // one, or two for the multi workload
+  // O2: per model, the float32 weights its optimizer updates; empty otherwise.
+  std::vector<MasterWeights> masters;
   std::vector<std::unique_ptr<torch::optim::Optimizer>> optimizers;
   amp::GradScaler scaler;
   int step_index = 0;  // the optimizer step being taken (for injection, schedules)
@@ -49,6 +52,10 @@ struct TrainingState {
 
   Model& model() { return models.front(); }
   torch::optim::Optimizer& optimizer() { return *optimizers.front(); }
+  // The weights model i's optimizer updates: its O2 masters, or its own
+  // parameters (what clipping, the records and checkpoints see).
+  std::vector<at::Tensor> trained(size_t model) const;
+  // trained() of every model, in order.
   std::vector<at::Tensor> parameters() const;
 };
 
@@ -72,6 +79,12 @@ at::Tensor forward(TrainingState& s, const Model& model, const at::Tensor& input
 // loss_fn(out, y), inside the autocast region; times the case's
 // loss_multiplier (which makes gradients underflow float16 on purpose).
 at::Tensor loss_fn(TrainingState& s, const at::Tensor& out, const at::Tensor& labels);
+
+// The backward passes of this iteration are done (for one micro-batch, under
+// accumulation): O2 adds the float16 model gradients into the float32 master
+// gradients, which everything after (inf hook, unscale, clip, step) reads.
+// Nothing to do for the other precisions.
+void collect_master_grads(TrainingState& s);
 
 // Test hook from PyTorch's grad-scaling tests: at spec.inject_inf_step an inf
 // lands in the first gradient of optimizer spec.inject_inf_optimizer's

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-UNIT_ROUNDOFF = {"fp32": 2.0 ** -24, "fp16": 2.0 ** -11, "bf16": 2.0 ** -8}
+UNIT_ROUNDOFF = {"fp32": 2.0 ** -24, "fp16": 2.0 ** -11, "bf16": 2.0 ** -8, "o2": 2.0 ** -11, "o3": 2.0 ** -11}
 
 
 @dataclass(frozen=True)
@@ -77,6 +77,8 @@ TOLERANCES = {
     "fp32": Tolerance(loss_rel=1e-5, elem_rtol=1e-5, elem_atol_frac=1e-6),
     "fp16": Tolerance(loss_rel=LOSS_UNITS * UNIT_ROUNDOFF["fp16"], travel_rel=TRAVEL_FRACTION),
     "bf16": Tolerance(loss_rel=LOSS_UNITS * UNIT_ROUNDOFF["bf16"], travel_rel=TRAVEL_FRACTION),
+    "o2": Tolerance(loss_rel=LOSS_UNITS * UNIT_ROUNDOFF["o2"], travel_rel=TRAVEL_FRACTION),
+    "o3": Tolerance(loss_rel=LOSS_UNITS * UNIT_ROUNDOFF["o3"], travel_rel=TRAVEL_FRACTION),
 }
 
 

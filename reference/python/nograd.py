@@ -122,7 +122,7 @@ def adamw_drift_bound(spec: Spec, model: nn.Module) -> float:
     at most lr_t x adamw_step_bound, on each side; the decoupled weight decay
     only shrinks a difference.  Counts every optimizer step the variant
     takes (step_every_microbatch steps once per micro-batch)."""
-    beta1, beta2 = make_optimizer(spec, model).defaults["betas"]
+    beta1, beta2 = make_optimizer(spec, list(model.parameters())).defaults["betas"]
     per_step = spec.micro_batches() if spec.variant == "step_every_microbatch" else 1
     lrs = [scheduled_lr(spec, i) for i in range(spec.steps) for _ in range(per_step)]
     worst = max(adamw_step_bound(t, beta1, beta2) for t in range(1, len(lrs) + 1))

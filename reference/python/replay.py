@@ -216,7 +216,7 @@ def replay(case: CaseDump, device: str = "cpu", prepare=None) -> Run:
         loss.append(float(outcome.loss.float().item()))
         skipped.append(bool(outcome.skipped))
         scale.append(float(s.scaler.get_scale()))
-    final = [{k: v.detach().cpu().clone() for k, v in m.state_dict().items()} for m in models]
+    final = [s.trained_state(k) for k in range(len(models))]
     opt_state = [(n, t.detach().cpu().clone()) for n, t in optimizer_state_tensors(s)]
     return Run(loss=loss, scale=scale, skipped=skipped, initial=case.cpp.initial, final=final,
                optimizer_state=opt_state)

@@ -17,7 +17,9 @@ VARIANTS = {
     "multi": ("correct", "update_per_optimizer"),
 }
 MODELS = ("mlp", "cnn", "transformer")
-PRECISIONS = ("fp32", "fp16", "bf16", "tf32")
+PRECISIONS = ("fp32", "fp16", "bf16", "tf32", "o2", "o3")
+# Apex O2 and O3: a float16 model (core/precision.h); O2 with float32 master weights.
+HALF_MODEL_PRECISIONS = ("o2", "o3")
 # tf32 (harness/core/precision.h): float32 tensors, TF32 tensor-core math for
 # CUDA matmuls and convolutions; the suite expands it as the C++ loader does,
 # but the Python reference neither times nor replays it (NOT_RUN_REASON).

@@ -21,7 +21,40 @@ from torch import nn
 
 from .spec import Spec
 
-AUTOCAST_DTYPES = {"fp32": None, "fp16": torch.float16, "bf16": torch.bfloat16}
+AUTOCAST_DTYPES = {"fp32": None, "fp16": torch.float16, "bf16": torch.bfloat16, "o2": None, "o3": None}
+
+
+def cast_model(model: nn.Module, keep_batchnorm_fp32: bool) -> None:
+    """Apex's O2/O3 model: float16 parameters and buffers (module.half()
+    leaves integer buffers alone), BatchNorm back to float32 for O2
+    (models/model.h cast_model)."""
+    model.half()
+    if keep_batchnorm_fp32:
+        for m in model.modules():
+            if isinstance(m, nn.modules.batchnorm._BatchNorm):
+                m.float()
+
+
+class MasterWeights:
+    """O2's float32 master weights (workloads/master_weights.h): made from
+    the float32 model before it is cast, so they start where fp32 starts."""
+
+    def __init__(self, model: nn.Module):
+        self.model = list(model.parameters())
+        self.params = [p.detach().clone().float().requires_grad_() for p in self.model]
+
+    def accumulate_grads(self) -> None:
+        for p, m in zip(self.model, self.params):
+            if p.grad is None:
+                continue
+            g = p.grad.float()
+            m.grad = g.clone() if m.grad is None else m.grad + g
+            p.grad = None
+
+    def publish(self) -> None:
+        with torch.no_grad():
+            for p, m in zip(self.model, self.params):
+                p.copy_(m)
 
 
 def make_scaler(spec: Spec, device: torch.device) -> torch.amp.GradScaler:
@@ -31,23 +64,23 @@ def make_scaler(spec: Spec, device: torch.device) -> torch.amp.GradScaler:
                                 enabled=spec.scaler_enabled)
 
 
-def make_optimizer(spec: Spec, model: nn.Module) -> torch.optim.Optimizer:
+def make_optimizer(spec: Spec, params: list) -> torch.optim.Optimizer:
     """optimizer_impl "loop": LibTorch's optimizers loop over parameters one
     at a time, as Python's foreach=False; "foreach" and "fused" are Python's
     foreach=True and fused=True (harness/optim/optimizers.h)."""
     impl = {"loop": {"foreach": False}, "foreach": {"foreach": True}, "fused": {"fused": True}}[spec.optimizer_impl]
     if spec.optimizer == "sgd":
-        opt = torch.optim.SGD(model.parameters(), lr=spec.lr, momentum=0.9, **impl)
+        opt = torch.optim.SGD(params, lr=spec.lr, momentum=0.9, **impl)
         if spec.optimizer_impl != "loop":
             # As the C++ foreach/fused SGD: momentum buffers start at zero, so
             # every step is a later step (0.9 * 0 + g == g exactly). Python's
             # fused SGD would otherwise leave empty_like buffers after a
             # skipped first step and read them on the next.
-            for p in model.parameters():
+            for p in params:
                 opt.state[p]["momentum_buffer"] = torch.zeros_like(p, memory_format=torch.preserve_format)
         return opt
     if spec.optimizer == "adamw":
-        return torch.optim.AdamW(model.parameters(), lr=spec.lr, weight_decay=0.01, **impl)
+        return torch.optim.AdamW(params, lr=spec.lr, weight_decay=0.01, **impl)
     raise ValueError(f"unknown optimizer '{spec.optimizer}'")
 
 
@@ -59,7 +92,12 @@ class TrainingState:
         self.spec = spec
         self.device = device
         self.models = models
-        self.optimizers = [make_optimizer(spec, m) for m in models]
+        self.half_model = spec.precision in ("o2", "o3")
+        self.masters = [MasterWeights(m) for m in models] if spec.precision == "o2" else []
+        if self.half_model:
+            for m in models:
+                cast_model(m, keep_batchnorm_fp32=spec.precision == "o2")
+        self.optimizers = [make_optimizer(spec, self.trained(k)) for k in range(len(models))]
         self.scaler = make_scaler(spec, device)
         self.dtype = AUTOCAST_DTYPES[spec.precision]
         self.step_index = 0
@@ -78,14 +116,34 @@ class TrainingState:
         """The precision's autocast region (disabled for fp32)."""
         return torch.autocast(self.device.type, dtype=self.dtype, enabled=self.dtype is not None)
 
+    def trained(self, k: int) -> list:
+        """What model k's optimizer updates: its O2 masters or its parameters."""
+        return self.masters[k].params if self.masters else list(self.models[k].parameters())
+
+    def trained_state(self, k: int) -> dict:
+        """Model k's state dict with the trained tensors as its parameters
+        (the O2 masters), as the C++ dump writes it."""
+        state = {n: t.detach().cpu().clone() for n, t in self.models[k].state_dict().items()}
+        for (name, _), t in zip(self.models[k].named_parameters(), self.trained(k)):
+            state[name] = t.detach().cpu().clone()
+        return state
+
     def first_parameter(self, optimizer: int = 0) -> torch.Tensor:
         """The first parameter optimizer `optimizer` updates."""
         return self.optimizers[optimizer].param_groups[0]["params"][0]
 
 
 def forward(s: TrainingState, model: nn.Module, inputs: torch.Tensor) -> torch.Tensor:
+    if s.half_model:  # Apex's patched forward: float16 in, float32 out
+        return model(inputs.half() if inputs.is_floating_point() else inputs).float()
     with s.autocast():
         return model(inputs)
+
+
+def collect_master_grads(s: TrainingState) -> None:
+    """O2: the float16 model gradients add into the float32 master ones."""
+    for m in s.masters:
+        m.accumulate_grads()
 
 
 def loss_fn(s: TrainingState, out: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
@@ -114,6 +172,13 @@ def step_optimizer(s: TrainingState, opt: torch.optim.Optimizer, injected: bool)
     gradients were poisoned on purpose: there the step is skipped as a
     scaler would have.  Returns whether the optimizer stepped."""
     i = s.optimizers.index(opt)
+    stepped = _step(s, opt, i, injected)
+    if s.masters:
+        s.masters[i].publish()  # the next forward runs on the new masters
+    return stepped
+
+
+def _step(s: TrainingState, opt: torch.optim.Optimizer, i: int, injected: bool) -> bool:
     if i < len(s.spec.skip_steps) and s.step_index in s.spec.skip_steps[i]:
         return False
     if injected and not s.scaler.is_enabled():
@@ -166,6 +231,7 @@ def plain_step(s: TrainingState, batches: list[Batch]) -> StepOutcome:
     out = forward(s, model, x)
     loss = loss_fn(s, out, y)
     s.scaler.scale(loss).backward()  # outside the autocast region
+    collect_master_grads(s)
     injected = inject_inf_if_due(s)
     stepped = step_optimizer(s, opt, injected)
     s.scaler.update()
@@ -179,12 +245,13 @@ def _clip_step(s: TrainingState, batches: list[Batch], by_norm: bool) -> StepOut
     out = forward(s, model, x)
     loss = loss_fn(s, out, y)
     s.scaler.scale(loss).backward()
+    collect_master_grads(s)
     injected = inject_inf_if_due(s)
     # Negative control "clip_before_unscale" omits this line: the threshold
     # then clips gradients that are still multiplied by the scale.
     if s.spec.variant != "clip_before_unscale":
         s.scaler.unscale_(opt)
-    params = list(model.parameters())
+    params = s.trained(0)  # O2: the masters' float32 gradients
     if by_norm:
         torch.nn.utils.clip_grad_norm_(params, s.spec.max_norm)
     else:
@@ -213,6 +280,7 @@ def accumulation_step(s: TrainingState, micro_batches: list[Batch]) -> StepOutco
         out = forward(s, model, x)
         loss = loss_fn(s, out, y) / n
         s.scaler.scale(loss).backward()
+        collect_master_grads(s)  # O2: micro-batches accumulate in float32
         total = loss.detach() if total is None else total + loss.detach()
         last = i == n - 1
         if last:
@@ -243,6 +311,7 @@ def penalty_step(s: TrainingState, batches: list[Batch]) -> StepOutcome:
             norm_sq = norm_sq + g.pow(2).sum()
         loss = loss + norm_sq.sqrt()
     s.scaler.scale(loss).backward()
+    collect_master_grads(s)
     injected = inject_inf_if_due(s)
     stepped = step_optimizer(s, opt, injected)
     s.scaler.update()
@@ -260,6 +329,7 @@ def multi_step(s: TrainingState, batches: list[Batch]) -> StepOutcome:
     l1 = loss_fn(s, 3 * o0 - 5 * o1, y)
     s.scaler.scale(l0).backward(retain_graph=True)
     s.scaler.scale(l1).backward()
+    collect_master_grads(s)
     injected = inject_inf_if_due(s)
     # Without a scaler only the optimizer whose gradient holds the inf skips.
     injected0 = injected and s.spec.inject_inf_optimizer == 0
@@ -288,7 +358,7 @@ def optimizer_state_tensors(s: TrainingState) -> list[tuple[str, torch.Tensor]]:
     exp_avg then exp_avg_sq; parameters without state are left out."""
     out = []
     for k, (model, opt) in enumerate(zip(s.models, s.optimizers)):
-        names = {id(p): n for n, p in model.named_parameters()}
+        names = {id(p): n for (n, _), p in zip(model.named_parameters(), s.trained(k))}
         for group in opt.param_groups:
             for p in group["params"]:
                 st = opt.state.get(p)

@@ -1,0 +1,56 @@
+"""The oracle's Apex O2 and O3 (workloads.py): a float16 model, float32
+masters for O2 with BatchNorm kept float32, and the suite defaults that make
+O3's verdict reported rather than required."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+
+from reference.python.bench import SyntheticData, fresh_state
+from reference.python.spec import Spec
+from reference.python.suite import parse_suite
+from reference.python.workloads import STEPS
+
+ROOT = Path(__file__).resolve().parents[3]
+TINY = {"batch": 8, "in_features": 8, "hidden": 16, "classes": 4, "channels": 4, "image": 8, "seq": 4,
+        "d_model": 8, "heads": 2, "ffn": 8}
+
+
+def spec(precision: str, model: str = "mlp", optimizer: str = "sgd") -> Spec:
+    return Spec(id=f"plain/{model}/{precision}/{optimizer}", workload="plain", model=model, precision=precision,
+                optimizer=optimizer, scaler_enabled=precision == "o2", steps=3, sizes=dict(TINY))
+
+
+def test_o2_keeps_batchnorm_and_the_masters_float32_and_the_rest_float16():
+    s = fresh_state(spec("o2", "cnn"), torch.device("cpu"))
+    for name, p in s.models[0].named_parameters():
+        assert p.dtype == (torch.float32 if name.startswith("bn") else torch.float16), name
+    assert all(m.dtype == torch.float32 for m in s.masters[0].params)
+    assert s.optimizers[0].param_groups[0]["params"] == s.masters[0].params
+
+
+def test_after_o2_steps_the_model_is_the_masters_rounded():
+    sp = spec("o2")
+    s = fresh_state(sp, torch.device("cpu"))
+    data = SyntheticData(sp, torch.device("cpu"))
+    for step in range(3):
+        s.step_index = step
+        STEPS["plain"](s, [data.host_to_device(step)])
+    for p, m in zip(s.models[0].parameters(), s.masters[0].params):
+        assert torch.equal(p, m.half()) and p.grad is None
+
+
+def test_o3_trains_the_float16_parameters_themselves():
+    s = fresh_state(spec("o3"), torch.device("cpu"))
+    assert not s.masters and not s.scaler.is_enabled()
+    assert s.optimizers[0].param_groups[0]["params"][0] is next(s.models[0].parameters())
+
+
+def test_the_smoke_suite_reports_o3_and_requires_o2():
+    suite = parse_suite((ROOT / "suites/smoke.json").read_text(), "smoke.json", "cpu")
+    o2 = [c for c in suite.cases if c.precision == "o2"]
+    o3 = [c for c in suite.cases if c.precision == "o3"]
+    assert o2 and all(c.expect == "pass" and c.scaler_enabled for c in o2)
+    assert o3 and all(c.expect == "report" and not c.scaler_enabled for c in o3)
