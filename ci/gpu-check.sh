@@ -11,6 +11,9 @@
 #                harness/amp/autocast_ops.json as Python's torch.autocast does here
 #   ctest        every test except the CPU end-to-end runs CI covers (all /cuda cases included)
 #   qualify      ampbench qualify --device cuda (ceilings, conformance, throughput, report)
+#   large        the large tier (GPT-style decoder, GEMM MLP, channels_last CNN) with the
+#                ceilings qualify measured (MFU), then the same suite in Python eager and
+#                the C++/Python throughput ratios
 #   distributed  the distributed suite, DDP over NCCL, one rank per GPU: must exit 0
 #   bench        the micro-benchmarks (Google Benchmark JSON)
 #   archive      everything in one archive: $OUT/ampbench-gpu-check.tar.gz
@@ -33,7 +36,7 @@ WORK="${AMPBENCH_GPU_WORK:-$ROOT/gpu-results}"
 OUT="${OUT:-$WORK}"
 JOBS="${AMPBENCH_JOBS:-$(nproc)}"
 BUDGET="${AMPBENCH_GPU_CHECK_BUDGET_S:-420}"
-STAGES="${AMPBENCH_GPU_CHECK_STAGES:-deps,configure,build,env,autocast,ctest,qualify,distributed,bench,archive}"
+STAGES="${AMPBENCH_GPU_CHECK_STAGES:-deps,configure,build,env,autocast,ctest,qualify,large,distributed,bench,archive}"
 DRY=0
 [[ "${1:-}" == "--dry-run" ]] && DRY=1
 # The CPU end-to-end runs (smoke and scaler-stress suites, Python cross-checks,
@@ -153,6 +156,18 @@ PY
   return "$status"
 }
 
+# Off CUDA every large case is skipped with its reason (the suite is
+# gpu_sized), which this stage shows; on CUDA Python eager runs it too.
+run_large() {
+  local ceilings=()
+  [[ -f "$WORK/qualify/ceilings.json" ]] && ceilings=(--ceilings "$WORK/qualify/ceilings.json")
+  "$BUILD/ampbench" run --device "$DEVICE" --suite large --no-report --overwrite --out "$WORK/large" "${ceilings[@]}" ||
+    return $?
+  [[ "$DEVICE" == cuda ]] || return 0
+  (cd "$ROOT" && "$PY" -m reference.python.bench --suite large --device cuda --out "$WORK/large/python-eager.json" &&
+    "$PY" -m reference.python.throughput_ratio "$WORK/large/results.json" "$WORK/large/python-eager.json")
+}
+
 run_distributed() {
   local nproc=2
   [[ "$DEVICE" == cuda ]] && nproc="$("$PY" -c 'import torch; print(torch.cuda.device_count())')"
@@ -181,7 +196,7 @@ make_archive() {
 }
 
 export ROOT PY DEVICE BUILD WORK OUT JOBS deps summary
-export -f check_deps configure write_env run_autocast_ops run_qualify run_distributed run_benches make_archive
+export -f check_deps configure write_env run_autocast_ops run_qualify run_large run_distributed run_benches make_archive
 
 line "start $(date -u +%FT%TZ) device $DEVICE, budget $BUDGET s, $JOBS jobs, outputs $WORK"
 stage deps 30 "$deps" -- check_deps || { ((DRY)) || { stage archive 60 "" -- make_archive; exit 1; }; }
@@ -193,6 +208,7 @@ stage autocast 60 "autocast-ops/autocast-ops.json (every op x float16, bfloat16 
 stage ctest 180 "JUnit ctest-junit.xml" -- ctest --test-dir "$BUILD" -j "$((JOBS < 8 ? JOBS : 8))" -E "$CTEST_EXCLUDE" --timeout 170 \
   --output-on-failure --output-junit "$WORK/ctest-junit.xml"
 stage qualify 240 "qualify/ (conformance, throughput, ceilings, report; cases in IEEE fp32)" -- run_qualify
+stage large 150 "large/ (decoder, GEMM MLP, channels_last CNN: MFU, attention backend, C++/Python ratios)" -- run_large
 stage distributed 120 "DDP over $([[ $DEVICE == cuda ]] && echo NCCL || echo Gloo), exit 0, explicit teardown" -- run_distributed
 stage bench 90 "Google Benchmark JSON" -- run_benches
 ((failed)) && verdict=FAIL || verdict=ok

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "models/cnn.h"
+#include "models/decoder.h"
 #include "models/mlp.h"
 #include "models/transformer.h"
 
@@ -21,6 +22,16 @@ Model wrap(const std::string& family, Holder holder, const c10::Device& device) 
   m.family = family;
   m.module = holder.ptr();
   m.forward = [impl = holder.ptr()](const at::Tensor& x) { return impl->forward(x); };
+  return m;
+}
+
+// NHWC weights and inputs: cuDNN's tensor-core convolutions read them
+// without transposes.
+Model channels_last(Model m) {
+  const torch::NoGradGuard no_grad;
+  for (const at::Tensor& p : m.module->parameters())
+    if (p.dim() == 4) p.set_data(p.contiguous(at::MemoryFormat::ChannelsLast));
+  m.forward = [inner = m.forward](const at::Tensor& x) { return inner(x.contiguous(at::MemoryFormat::ChannelsLast)); };
   return m;
 }
 
@@ -41,8 +52,16 @@ Model make_model(const std::string& family, const ModelSizes& sizes, std::uint64
   const std::lock_guard<std::mutex> lock(seed_mutex);
   torch::manual_seed(seed);
   if (family == "mlp") return wrap(family, Mlp(sizes), device);
-  if (family == "cnn") return wrap(family, Cnn(sizes), device);
+  if (family == "cnn") return sizes.channels_last ? channels_last(wrap(family, Cnn(sizes), device))
+                                                  : wrap(family, Cnn(sizes), device);
   if (family == "transformer") return wrap(family, Transformer(sizes), device);
+  if (family == "decoder") {
+    Model m = wrap(family, Decoder(sizes), device);
+    m.attention_backend = [impl = std::static_pointer_cast<DecoderImpl>(m.module)](const at::Tensor& x) {
+      return impl->attention_backend(x);
+    };
+    return m;
+  }
   throw std::invalid_argument("unknown model '" + family + "'");
 }
 
@@ -62,15 +81,16 @@ void cast_model(Model& model, c10::ScalarType dtype, bool keep_batchnorm_fp32) {
   };
   for (const at::Tensor& p : model.module->parameters()) cast(p);
   for (const at::Tensor& b : model.module->buffers()) cast(b);
-  model.forward = [inner = model.forward, dtype](const at::Tensor& x) {
-    return inner(x.is_floating_point() ? x.to(dtype) : x).to(at::kFloat);
-  };
+  auto in = [dtype](const at::Tensor& x) { return x.is_floating_point() ? x.to(dtype) : x; };
+  model.forward = [inner = model.forward, in](const at::Tensor& x) { return inner(in(x)).to(at::kFloat); };
+  if (model.attention_backend)
+    model.attention_backend = [inner = model.attention_backend, in](const at::Tensor& x) { return inner(in(x)); };
 }
 
 std::vector<int64_t> input_shape(const std::string& family, const ModelSizes& sizes) {
   if (family == "mlp") return {sizes.in_features};
   if (family == "cnn") return {kCnnInputChannels, sizes.image, sizes.image};
-  if (family == "transformer") return {sizes.seq, sizes.d_model};
+  if (family == "transformer" || family == "decoder") return {sizes.seq, sizes.d_model};
   throw std::invalid_argument("unknown model '" + family + "'");
 }
 

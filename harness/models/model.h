@@ -17,6 +17,9 @@ struct Model {
   std::string family;  // mlp | cnn | transformer
   std::shared_ptr<torch::nn::Module> module;
   std::function<at::Tensor(const at::Tensor&)> forward;
+  // Attention models: the scaled_dot_product_attention kernel the forward
+  // picks for this input ("flash", "math", ...); empty for the others.
+  std::function<std::string(const at::Tensor&)> attention_backend;
 
   at::Tensor operator()(const at::Tensor& x) const { return forward(x); }
   std::vector<at::Tensor> parameters() const { return module->parameters(); }

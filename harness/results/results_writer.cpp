@@ -193,6 +193,7 @@ json case_to_json(const CaseResult& result) {
       {"ranks_agreed", r.ranks_agreed > 0 ? json(r.ranks_agreed) : json(nullptr)},
       {"nonfinite", r.nonfinite ? json{{"first_step", r.nonfinite->step}, {"where", r.nonfinite->where}} : json(nullptr)},
       {"gate", s.gate_min_effect ? json{{"min_effect", *s.gate_min_effect}} : json(nullptr)},
+      {"attention_backend", r.attention_backend.empty() ? json(nullptr) : json(r.attention_backend)},
   });
   return j;
 }

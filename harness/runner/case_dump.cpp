@@ -82,7 +82,8 @@ nlohmann::json spec_json(const CaseSpec& s) {
           {"sizes",
            {{"batch", s.sizes.batch}, {"in_features", s.sizes.in_features}, {"hidden", s.sizes.hidden},
             {"classes", s.sizes.classes}, {"channels", s.sizes.channels}, {"image", s.sizes.image},
-            {"seq", s.sizes.seq}, {"d_model", s.sizes.d_model}, {"heads", s.sizes.heads}, {"ffn", s.sizes.ffn}}}});
+            {"seq", s.sizes.seq}, {"d_model", s.sizes.d_model}, {"heads", s.sizes.heads}, {"ffn", s.sizes.ffn},
+            {"layers", s.sizes.layers}, {"channels_last", s.sizes.channels_last}}}});
   return j;
 }
 

@@ -111,6 +111,9 @@ struct CaseRecord {
   // non-finite loss on a step that was not skipped, or in the final
   // parameters): found by re-running the case with per-module checks.
   std::optional<NonfiniteDiagnosis> nonfinite;
+  // Attention models: the scaled_dot_product_attention kernel the recorded
+  // run's forward picked ("flash", "memory_efficient", "cudnn", "math").
+  std::string attention_backend;
   double wall_seconds = 0;
 };
 

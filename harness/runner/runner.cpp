@@ -15,6 +15,7 @@
 
 #include <unistd.h>
 
+#include "suite/memory_estimate.h"
 #include "amp/float32_math.h"
 #include "distributed/context.h"
 #include "core/distance.h"
@@ -158,6 +159,10 @@ void train_recorded(const CaseSpec& spec, const c10::Device& device, distributed
   const at::Tensor all = at::stack(losses).to(at::kCPU, at::kDouble);
   rec.loss.assign(all.data_ptr<double>(), all.data_ptr<double>() + all.numel());
 
+  if (const Model& m = state->model(); m.attention_backend) {
+    const PrecisionAutocast autocast(*state);  // the kernel depends on the dtypes it sees
+    rec.attention_backend = m.attention_backend(data.host_to_device(0).inputs);
+  }
   const std::vector<at::Tensor> params = state->parameters();
   rec.final_params = flatten(params);
   rec.optimizer_state = flatten(optimizer_state_tensors(*state));
@@ -293,6 +298,9 @@ ThroughputRecord measure_throughput(const CaseSpec& spec, const c10::Device& dev
 }
 
 std::string skip_reason(const CaseSpec& spec) {
+  if (spec.gpu_sized && spec.device != "cuda")
+    return "sized for a GPU (the suite is \"gpu_sized\"): on " + spec.device +
+           " it would run for hours; run it with --device cuda";
   if (spec.precision.cuda_only() && spec.device != "cuda")
     return spec.precision.name() + " is CUDA tensor-core math; on " + spec.device +
            " it would be IEEE fp32, identical to the baseline";
@@ -314,6 +322,9 @@ std::string skip_reason(const CaseSpec& spec) {
     if ((spec.precision.precision() == Precision::kFp16 || spec.precision.model_dtype() == at::kHalf) && cc < 70)
       return "fp16 tensor cores need compute capability 7.0 or newer; " + name + " has " +
              std::to_string(cc / 10) + "." + std::to_string(cc % 10);
+    if (spec.gpu_sized)
+      if (const std::string why = memory_refusal(spec, static_cast<double>(props->totalGlobalMem)); !why.empty())
+        return "on " + name + ": " + why;
 #else
     return "this build of ampbench has no CUDA support";
 #endif

@@ -24,6 +24,8 @@ struct ModelSizes {
   int d_model = 64;
   int heads = 4;
   int ffn = 128;
+  int layers = 1;              // decoder blocks
+  bool channels_last = false;  // cnn: NHWC activations and weights (the layout tensor cores want)
 };
 
 struct ScalerSettings {
@@ -110,6 +112,10 @@ struct CaseSpec {
   int world_size = 1;  // dataparallel: replicas; ddp: ranks (the suite's, or the launch's when launched)
   int rank = 0;        // ddp: this process's rank (set at run time, never by a suite file)
   int device_index = 0;  // CUDA device of this process (LOCAL_RANK for ddp; set at run time)
+  // Sized for a GPU (a suite's "gpu_sized": true, e.g. the large tier): on
+  // another device the case is skipped with the reason instead of running
+  // for hours; on a GPU it is skipped when the memory estimate exceeds it.
+  bool gpu_sized = false;
 
   int steps = 10;
   std::uint64_t seed = 1;

@@ -29,7 +29,8 @@ double parameters(const std::string& model, const ModelSizes& s) {
     return kCnnInputChannels * ch * 9 + ch * 2 * ch * 9 + 2 * ch * c + c + 8 * ch;
   }
   const double d = s.d_model, f = s.ffn;
-  return 4 * d * d + 4 * d + 2 * d * f + f + d + 4 * d + d * c + c;
+  const double block = 4 * d * d + 4 * d + 2 * d * f + f + d + 4 * d;
+  return (model == "decoder" ? s.layers : 1) * block + (model == "decoder" ? 2 * d : 0) + d * c + c;
 }
 
 // Activations of one sample, in floats.
@@ -37,6 +38,9 @@ double activations(const std::string& model, const ModelSizes& s) {
   if (model == "mlp") return s.in_features + 4.0 * s.hidden + 2.0 * s.classes;
   if (model == "cnn") return static_cast<double>(s.image) * s.image * (kCnnInputChannels + 6.0 * s.channels);
   const double seq = s.seq;
+  // The decoder's attention is fused (flash and friends keep no seq x seq
+  // matrix); its blocks each hold their own activations.
+  if (model == "decoder") return s.layers * seq * (10.0 * s.d_model + 2.0 * s.ffn);
   return seq * (8.0 * s.d_model + 2.0 * s.ffn) + 2.0 * s.heads * seq * seq;
 }
 

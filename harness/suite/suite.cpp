@@ -22,7 +22,7 @@ namespace ampbench {
 using nlohmann::json;
 
 const std::vector<std::string>& known_models() {
-  static const std::vector<std::string> names = {"mlp", "cnn", "transformer"};
+  static const std::vector<std::string> names = {"mlp", "cnn", "transformer", "decoder"};
   return names;
 }
 
@@ -55,6 +55,7 @@ struct SuiteContext {
   ToleranceTable tolerances;
   ThroughputSettings throughput;
   EngagementRule engagement;
+  bool gpu_sized = false;
 };
 
 // A case's precision must have a row in "tolerances" (tf32's, o2's and o3's
@@ -93,6 +94,7 @@ CaseSpec make_case(const SuiteContext& ctx, const std::string& workload, const s
   c.engagement = ctx.engagement;
   c.throughput = ctx.throughput;
   c.expect = c.precision.verdict_required() ? Expect::kPass : Expect::kReport;
+  c.gpu_sized = ctx.gpu_sized;
   return c;
 }
 
@@ -299,6 +301,7 @@ Suite parse_suite_root(const json& root, const std::string& path, const std::str
   SuiteContext ctx;
   ctx.file = path;
   ctx.device = device;
+  ctx.gpu_sized = top.get("gpu_sized", false);
   {
     Reader defaults = top.child("defaults");
     ctx.defaults = read_settings(defaults, TrainingSettings{});
@@ -329,9 +332,11 @@ Suite parse_suite_root(const json& root, const std::string& path, const std::str
   }
   top.reject_unknown_keys();
   if (cases.empty()) top.fail("matrix", "the suite expands to no cases");
+  // A GPU-sized case is measured against its GPU when it runs (Runner's
+  // skip_reason), not against this host.
   const double memory = static_cast<double>(physical_memory_bytes());
   for (const CaseSpec& c : cases)
-    if (const std::string why = memory_refusal(c, memory); !why.empty())
+    if (const std::string why = c.gpu_sized ? "" : memory_refusal(c, memory); !why.empty())
       throw SuiteError(path + ": case " + c.id + " cannot fit: " + why + " (check the model sizes and steps)");
   suite.cases = std::move(cases);
   return suite;

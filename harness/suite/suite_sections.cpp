@@ -113,18 +113,20 @@ ModelSizes read_sizes(Reader r, const std::string& model) {
   } else if (model == "cnn") {
     s.channels = r.require<int>("channels");
     s.image = r.require<int>("image");
+    s.channels_last = r.get("channels_last", false);
   } else {
     s.seq = r.require<int>("seq");
     s.d_model = r.require<int>("d_model");
     s.heads = r.require<int>("heads");
     s.ffn = r.require<int>("ffn");
     if (s.heads <= 0 || s.d_model % s.heads != 0) r.fail("heads", "must divide d_model");
+    if (model == "decoder") s.layers = r.require<int>("layers");
   }
   r.reject_unknown_keys();
   const std::pair<const char*, int> dims[] = {{"batch", s.batch},   {"classes", s.classes}, {"in_features", s.in_features},
                                               {"hidden", s.hidden}, {"channels", s.channels}, {"image", s.image},
                                               {"seq", s.seq},       {"d_model", s.d_model}, {"heads", s.heads},
-                                              {"ffn", s.ffn}};
+                                              {"ffn", s.ffn},       {"layers", s.layers}};
   for (const auto& [key, v] : dims) require_in(r, key, v, 1, kMaxDimension);
   return s;
 }

@@ -175,6 +175,31 @@ TEST(Runner, Tf32CaseIsSkippedOnCpuWithTheReason) {
   EXPECT_TRUE(rec.loss.empty());
 }
 
+TEST(Runner, AGpuSizedCaseIsSkippedOffCudaWithTheReason) {
+  CaseSpec spec = mlp_case("plain", Precision::kBf16);
+  spec.gpu_sized = true;
+  const CaseRecord rec = Runner().run(spec);
+  EXPECT_EQ(rec.status, RunStatus::kSkipped);
+  EXPECT_EQ(rec.reason, "sized for a GPU (the suite is \"gpu_sized\"): on cpu it would run for hours; run it with "
+                        "--device cuda");
+  EXPECT_TRUE(rec.loss.empty());
+}
+
+TEST(Runner, ADecoderCaseRecordsItsAttentionKernel) {
+  CaseSpec spec = mlp_case("plain", Precision::kBf16);
+  spec.model = "decoder";
+  spec.sizes.seq = 8;
+  spec.sizes.d_model = 16;
+  spec.sizes.heads = 2;
+  spec.sizes.ffn = 32;
+  spec.sizes.layers = 2;
+  spec.steps = 2;
+  const CaseRecord rec = Runner().run(spec);
+  ASSERT_EQ(rec.status, RunStatus::kRan) << rec.reason;
+  EXPECT_TRUE(rec.attention_backend == "flash" || rec.attention_backend == "math") << rec.attention_backend;
+  EXPECT_TRUE(Runner().run(mlp_case("plain", Precision::kBf16)).attention_backend.empty());
+}
+
 TEST(Runner, Tf32CaseIsSkippedWhereNvidiaTf32OverrideTurnsTf32Off) {
   CaseSpec spec = mlp_case("plain", Precision::kTf32);
   spec.device = "cuda";

@@ -244,6 +244,9 @@ def environment() -> dict:
 def skip_reason(spec: Spec) -> str:
     """Why a case is not run: the C++ runner's reason off CUDA (so the two
     results files agree), else what the Python reference lacks."""
+    if spec.gpu_sized and spec.device != "cuda":
+        return (f"sized for a GPU (the suite is \"gpu_sized\"): on {spec.device} it would run for hours; "
+                "run it with --device cuda")
     if spec.precision in CUDA_ONLY_PRECISIONS and spec.device != "cuda":
         return (f"{spec.precision} is CUDA tensor-core math; on {spec.device} it would be IEEE fp32, "
                 "identical to the baseline")
@@ -338,7 +341,7 @@ def main(argv=None) -> int:
     medians = {}  # case id -> median samples/s, for speedup over the fp32 case
     for i, spec in enumerate(cases, 1):
         began = time.monotonic()
-        if spec.precision in NOT_RUN_REASON:
+        if spec.precision in NOT_RUN_REASON or (spec.gpu_sized and spec.device != "cuda"):
             reason = skip_reason(spec)
             doc["cases"].append(case_json(spec, None, None, status="skipped", reason=reason))
             write_atomically(out, doc)

@@ -1,4 +1,4 @@
-"""The three model families, written in Python with the parameter and buffer
+"""The model families, written in Python with the parameter and buffer
 names (and registration order) of harness/models/*.cpp, so a state dumped by
 the C++ harness loads by name with load_state_dict.
 
@@ -44,8 +44,12 @@ class Cnn(nn.Module):
         self.conv2 = nn.Conv2d(c, 2 * c, 3, padding=1)
         self.bn2 = nn.BatchNorm2d(2 * c)
         self.head = nn.Linear(2 * c, sizes["classes"])
+        # NHWC inputs (weights are converted by make_model), as models/model.cpp.
+        self.channels_last = bool(sizes.get("channels_last", False))
 
     def forward(self, x):
+        if self.channels_last:
+            x = x.contiguous(memory_format=torch.channels_last)
         h = F.max_pool2d(F.relu(self.bn1(self.conv1(x))), [2, 2])
         h = F.relu(self.bn2(self.conv2(h)))
         h = F.adaptive_avg_pool2d(h, [1, 1]).flatten(1)
@@ -131,7 +135,49 @@ class Transformer(nn.Module):
         return self.head(h.mean(0))
 
 
-FAMILIES = {"mlp": Mlp, "cnn": Cnn, "transformer": Transformer}
+class DecoderBlock(nn.Module):
+    """Pre-LayerNorm causal self-attention through scaled_dot_product_attention
+    and a GELU feed-forward (harness/models/decoder.cpp), with LibTorch's
+    3-D linear (libtorch_linear)."""
+
+    def __init__(self, sizes: dict):
+        super().__init__()
+        d = sizes["d_model"]
+        self.heads = sizes["heads"]
+        self.ln1 = nn.LayerNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.ln2 = nn.LayerNorm(d)
+        self.fc1 = nn.Linear(d, sizes["ffn"])
+        self.fc2 = nn.Linear(sizes["ffn"], d)
+
+    def forward(self, x):
+        b, s, d = x.shape
+        qkv = libtorch_linear(self.ln1(x), self.qkv.weight, self.qkv.bias).view(b, s, 3, self.heads, d // self.heads)
+        q, k, v = (t.transpose(1, 2) for t in qkv.unbind(2))
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        h = x + libtorch_linear(a.transpose(1, 2).reshape(x.shape), self.proj.weight, self.proj.bias)
+        ff = F.gelu(libtorch_linear(self.ln2(h), self.fc1.weight, self.fc1.bias))
+        return h + libtorch_linear(ff, self.fc2.weight, self.fc2.bias)
+
+
+class Decoder(nn.Module):
+    """`layers` DecoderBlocks, a final LayerNorm, the head on the last
+    position (harness/models/decoder.cpp)."""
+
+    def __init__(self, sizes: dict):
+        super().__init__()
+        self.blocks = nn.ModuleList(DecoderBlock(sizes) for _ in range(sizes["layers"]))
+        self.ln_f = nn.LayerNorm(sizes["d_model"])
+        self.head = nn.Linear(sizes["d_model"], sizes["classes"])
+
+    def forward(self, x):  # x: [batch, seq, d_model]
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.ln_f(x[:, -1]))
+
+
+FAMILIES = {"mlp": Mlp, "cnn": Cnn, "transformer": Transformer, "decoder": Decoder}
 
 
 def make_model(family: str, sizes: dict) -> nn.Module:
@@ -139,7 +185,10 @@ def make_model(family: str, sizes: dict) -> nn.Module:
         cls = FAMILIES[family]
     except KeyError:
         raise ValueError(f"unknown model '{family}' (known: {', '.join(FAMILIES)})") from None
-    return cls(sizes)
+    model = cls(sizes)
+    if family == "cnn" and sizes.get("channels_last"):
+        model = model.to(memory_format=torch.channels_last)
+    return model
 
 
 def input_shape(family: str, sizes: dict) -> list[int]:
@@ -148,7 +197,7 @@ def input_shape(family: str, sizes: dict) -> list[int]:
         return [sizes["in_features"]]
     if family == "cnn":
         return [CNN_INPUT_CHANNELS, sizes["image"], sizes["image"]]
-    if family == "transformer":
+    if family in ("transformer", "decoder"):
         return [sizes["seq"], sizes["d_model"]]
     raise ValueError(f"unknown model '{family}'")
 
@@ -168,10 +217,11 @@ def training_flops_per_sample(family: str, sizes: dict) -> float:
     elif family == "cnn":
         c = s["channels"]
         fwd = conv3x3(CNN_INPUT_CHANNELS, c, s["image"]) + conv3x3(c, 2 * c, s["image"] // 2) + linear(2 * c, s["classes"])
-    elif family == "transformer":
+    elif family in ("transformer", "decoder"):
         seq, d = s["seq"], s["d_model"]
-        fwd = (seq * (linear(d, 3 * d) + linear(d, d)) + 2.0 * (2.0 * seq * seq * d)
-               + seq * (linear(d, s["ffn"]) + linear(s["ffn"], d)) + linear(d, s["classes"]))
+        blocks = s["layers"] if family == "decoder" else 1
+        fwd = blocks * (seq * (linear(d, 3 * d) + linear(d, d)) + 2.0 * (2.0 * seq * seq * d)
+                        + seq * (linear(d, s["ffn"]) + linear(s["ffn"], d))) + linear(d, s["classes"])
     else:
         raise ValueError(f"unknown model {family!r}")
     return 3.0 * fwd

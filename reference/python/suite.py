@@ -237,7 +237,7 @@ def _suite_from_root(root, path: str, device: str) -> Suite:
         if name not in MODELS:
             raise SuiteError(f"{path}: models.{name}: unknown model '{name}'")
         full = {"batch": 32, "in_features": 64, "hidden": 128, "classes": 16, "channels": 16, "image": 16,
-                "seq": 16, "d_model": 64, "heads": 4, "ffn": 128}
+                "seq": 16, "d_model": 64, "heads": 4, "ffn": 128, "layers": 1, "channels_last": False}
         full.update(sizes)
         models[name] = full
     ctx = {"file": path, "device": device, "models": models,
@@ -265,6 +265,8 @@ def _suite_from_root(root, path: str, device: str) -> Suite:
             _add_case(cases, ids, case, ctx, where)
     if not cases:
         raise SuiteError(f"{path}: matrix: the suite expands to no cases")
+    for c in cases:
+        c.gpu_sized = bool(root.get("gpu_sized", False))
     return Suite(name=root["name"], path=path, cases=cases)
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ..runs import group_by
 from .compare import compare_figure, compare_workloads
+from .implementations import implementation_figure, implementation_pairs
 from .curves import deviation_figure, loss_figure, scale_figure
 from .ddp import ddp_figure
 from .style import save
@@ -92,9 +93,13 @@ def run_jobs(run) -> list:
 def comparison_jobs(runs) -> list:
     if len(runs) < 2:
         return []
-    return [Job(FigureFile(f"compare_{slug(w)}.png", "compare", f"Across files: {w}"),
+    jobs = [Job(FigureFile(f"compare_{slug(w)}.png", "compare", f"Across files: {w}"),
                 compare_figure, (runs, w))
             for w in compare_workloads(runs)]
+    if implementation_pairs(runs):
+        jobs.append(Job(FigureFile("implementations.png", "compare", "C++ against Python, per case"),
+                        implementation_figure, (runs,)))
+    return jobs
 
 
 def _draw_and_save(job: Job, out_dir: Path):

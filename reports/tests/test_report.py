@@ -250,6 +250,23 @@ def test_cpp_python_eager_and_compiled_runs_are_named_in_their_labels(tmp_path):
     assert labels[2].startswith("run3: Python torch.compile · ")
 
 
+def test_cpp_against_python_gets_a_per_case_ratio_figure(tmp_path):
+    from reports.figures.implementations import implementation_figure, ratio
+    cpp, eager = make_results(), make_results(speed=0.5)
+    eager["env"].update(implementation="python", python_torch_compile=False)
+    paths = [write_results(tmp_path / "c.json", cpp), write_results(tmp_path / "e.json", eager)]
+    runs = load_runs(paths)
+    case = next(c for c in runs[0].cases if c["throughput"])
+    assert ratio(case, runs[1].case(case["id"])) == pytest.approx(
+        case["throughput"]["median"] / runs[1].case(case["id"])["throughput"]["median"])
+    fig = implementation_figure(runs)
+    assert fig is not None and "C++ / Python eager" in fig.axes[0].get_legend().get_texts()[0].get_text()
+    out = tmp_path / "report"
+    build_report(paths, out, jobs=1)
+    assert (out / "implementations.png").read_bytes().startswith(PNG_MAGIC)
+    assert implementation_figure(load_runs(paths[:1] * 2)) is None  # C++ against C++: no such figure
+
+
 def test_incomplete_run_is_flagged():
     doc = make_results()
     doc["complete"], doc["finished_utc"] = False, None

@@ -54,3 +54,24 @@ def test_the_smoke_suite_reports_o3_and_requires_o2():
     o3 = [c for c in suite.cases if c.precision == "o3"]
     assert o2 and all(c.expect == "pass" and c.scaler_enabled for c in o2)
     assert o3 and all(c.expect == "report" and not c.scaler_enabled for c in o3)
+
+
+def test_the_python_decoder_is_causal_and_named_as_the_cpp_one():
+    from reference.python.models import make_model
+    sizes = dict(TINY, seq=6, d_model=8, heads=2, ffn=16, layers=2)
+    model = make_model("decoder", sizes)
+    names = [n for n, _ in model.named_parameters()]
+    assert names[0] == "blocks.0.ln1.weight" and names[-3:] == ["ln_f.bias", "head.weight", "head.bias"]
+    x = torch.randn(2, 6, 8)
+    y = x.clone()
+    y[:, 4] += 1
+    block = model.blocks[0]
+    assert torch.equal(block(x)[:, :4], block(y)[:, :4])
+
+
+def test_the_large_suite_is_skipped_off_cuda_with_the_cpp_reason():
+    from reference.python.bench import skip_reason
+    suite = parse_suite((ROOT / "suites/large.json").read_text(), "large.json", "cpu")
+    assert suite.cases and all(c.gpu_sized for c in suite.cases)
+    assert skip_reason(suite.cases[0]).startswith('sized for a GPU (the suite is "gpu_sized"): on cpu')
+    assert {c.model for c in suite.cases} == {"decoder", "mlp", "cnn"}
