@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from .autocast_ops import autocast_section, load_autocast_ops
 from .document import build_document
 from .figures import render_figures
 from .output import staged_directory
@@ -20,10 +21,11 @@ class Report:
     runs: tuple
 
 
-def build_report(paths, out_dir, jobs: int | None = None) -> Report:
+def build_report(paths, out_dir, jobs: int | None = None, autocast_ops=None) -> Report:
     """Write index.html, report.md and PNG figures for `paths` into out_dir.
 
     jobs: processes drawing figures (default: the CPUs available; 1 = serial).
+    autocast_ops: an `ampbench autocast-ops` autocast-ops.json, tabulated at the end.
 
     Raises schema.ResultsError for unusable input (before touching out_dir)
     and output.OutputError when the folder cannot be written; in both cases
@@ -32,9 +34,12 @@ def build_report(paths, out_dir, jobs: int | None = None) -> Report:
     if not paths:
         raise ValueError("build_report needs at least one results file")
     runs = load_runs(paths)  # every file validated before anything is drawn
+    policy = load_autocast_ops(autocast_ops) if autocast_ops else None
     with staged_directory(out_dir) as stage:
         figures = render_figures(runs, stage, jobs)
         blocks = build_document(runs, figures)
+        if policy:
+            blocks += autocast_section(policy)
         (stage / "report.md").write_text(render_markdown(blocks), encoding="utf-8")
         (stage / "index.html").write_text(render_html(blocks), encoding="utf-8")
     return Report(Path(out_dir), tuple(figures), tuple(runs))

@@ -21,6 +21,8 @@ def parse_args(argv):
                         help="results files (schema ampbench.results v1); several files are compared")
     parser.add_argument("--out", required=True, metavar="DIR",
                         help="report folder; replaced as a whole, and only on success")
+    parser.add_argument("--autocast-ops", metavar="AUTOCAST-OPS.json",
+                        help="an `ampbench autocast-ops` table to add as a section")
     parser.add_argument("--jobs", type=int, default=None, metavar="N",
                         help="processes drawing figures (default: available CPUs, 1 = serial)")
     return parser.parse_args(argv)
@@ -29,7 +31,7 @@ def parse_args(argv):
 def main(argv=None) -> int:
     args = parse_args(argv)
     try:
-        report = build_report(args.results, args.out, jobs=args.jobs)
+        report = build_report(args.results, args.out, jobs=args.jobs, autocast_ops=args.autocast_ops)
     except ResultsError as exc:
         return _fail(exc.path, exc.reason, EXIT_BAD_INPUT)
     except OutputError as exc:

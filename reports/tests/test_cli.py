@@ -143,3 +143,26 @@ def test_out_is_required(tmp_path):
     with pytest.raises(SystemExit) as info:
         main([small_results(tmp_path)])
     assert info.value.code == 2
+
+
+def test_an_autocast_ops_table_becomes_a_section(tmp_path):
+    import json
+    from reports.cli import main
+    from reports.tests.sample_results import make_results, write_results
+    side = {"op": "softmax", "list": "fp32", "dtype": "float16", "output_dtype": "float32",
+            "bitwise_equal_to_manual_cast": None, "error": None}
+    table = {"device": "cpu", "libtorch": "2.11.0", "summary": {"agree": 1, "rows": 2},
+             "verdicts": [{"op": "softmax", "agrees": True, "expected": side, "got": side, "message": None},
+                          {"op": "matmul", "agrees": False, "message": "output dtype float32, Python's float16",
+                           "expected": dict(side, op="matmul", list="lower_precision", output_dtype="float16"),
+                           "got": dict(side, op="matmul", list="lower_precision")}]}
+    (tmp_path / "a.json").write_text(json.dumps(table))
+    results = write_results(tmp_path / "r.json", make_results())
+    assert main([str(results), "--autocast-ops", str(tmp_path / "a.json"), "--out", str(tmp_path / "rep"),
+                 "--jobs", "1"]) == 0
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "## Autocast op policy" in md and "1 of 2 rows agree with Python's torch.autocast on cpu" in md
+    assert "| matmul | lower_precision | float16 | float16 | float32 | - / - | fail | output dtype float32" in md
+    (tmp_path / "bad.json").write_text(json.dumps({"cases": []}))
+    assert main([str(results), "--autocast-ops", str(tmp_path / "bad.json"), "--out", str(tmp_path / "rep2")]) == 2
+    assert not (tmp_path / "rep2").exists()

@@ -19,8 +19,9 @@ def test_smoke_expansion_shape():
     suite = load_suite("smoke", "cpu")
     ids = [c.id for c in suite.cases]
     assert len(ids) == len(set(ids))
-    # Matrix: 6 workloads x 3 models x 3 precisions (sgd only) = 54.
-    assert ids[:3] == ["plain/mlp/fp32/sgd", "plain/mlp/fp16/sgd", "plain/mlp/bf16/sgd"]
+    # Matrix: 6 workloads x 3 models x 5 precisions (sgd only) = 90.
+    assert ids[:5] == ["plain/mlp/fp32/sgd", "plain/mlp/fp16/sgd", "plain/mlp/o2/sgd", "plain/mlp/o3/sgd",
+                       "plain/mlp/bf16/sgd"]
     assert "plain/mlp/fp32+scaler/sgd@exact" in ids
     assert "clip_norm+clip_before_unscale/mlp/fp16/sgd" in ids
     # A baseline comes before the first case that needs it.
