@@ -227,6 +227,7 @@ Verdict check_case(const CaseRecord& rec, const CaseRecord& baseline, const Case
   // first, since the other checks look at one rank's record only.
   if (rec.rank_disagreement) require(v, false, *rec.rank_disagreement);
   if (rec.resume_mismatch) require(v, false, *rec.resume_mismatch);
+  if (rec.graph_mismatch) require(v, false, *rec.graph_mismatch);
   if (rec.nonfinite)
     require(v, false, "first non-finite value at step " + std::to_string(rec.nonfinite->step) + ", " + rec.nonfinite->where);
   const std::vector<int> exempt = check_loss(v, rec, base, env, c);

@@ -107,6 +107,9 @@ struct CaseRecord {
   // resume_at cases: how the resumed run first differed from the
   // uninterrupted one (they must agree bitwise); none when identical.
   std::optional<std::string> resume_mismatch;
+  // cuda_graph cases: where the replayed steps left the eager ones
+  // (runner/graph_step.h graph_difference); none when bitwise equal.
+  std::optional<std::string> graph_mismatch;
   // Set when the run left non-finite values the scaler did not absorb (a
   // non-finite loss on a step that was not skipped, or in the final
   // parameters): found by re-running the case with per-module checks.

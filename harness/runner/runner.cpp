@@ -24,6 +24,7 @@
 #include "runner/scaling.h"
 #include "runner/case_dump.h"
 #include "runner/checkpoint.h"
+#include "runner/graph_step.h"
 #include "runner/nonfinite.h"
 #include "kernels/grad_health.h"
 #include "models/flops.h"
@@ -270,9 +271,16 @@ ThroughputRecord measure_throughput(const CaseSpec& spec, const c10::Device& dev
   const bool cached = t.input == InputMode::kCached;
   const int micro = workload.micro_batches(spec);
   int cursor = 0;
-  auto one_step = [&] { workload.step(s, micro_batches(data, micro, cursor, cached)); };
-
-  for (int i = 0; i < t.warmup_steps; ++i) one_step();
+  auto eager_step = [&] { workload.step(s, micro_batches(data, micro, cursor, cached)); };
+  // A "cuda_graph" case warms up on a side stream, captures one step and
+  // times its replays.
+  std::optional<GraphedStep> graph;
+  if (spec.cuda_graph) {
+    graph.emplace(eager_step, t.warmup_steps);
+  } else {
+    for (int i = 0; i < t.warmup_steps; ++i) eager_step();
+  }
+  auto one_step = [&] { graph ? graph->replay() : eager_step(); };
   reset_peak_memory(device);
   ThroughputRecord rec;
   rec.input = t.input;
@@ -298,6 +306,7 @@ ThroughputRecord measure_throughput(const CaseSpec& spec, const c10::Device& dev
 }
 
 std::string skip_reason(const CaseSpec& spec) {
+  if (spec.cuda_graph && spec.device != "cuda") return "CUDA-graph capture needs a CUDA device, not " + spec.device;
   if (spec.gpu_sized && spec.device != "cuda")
     return "sized for a GPU (the suite is \"gpu_sized\"): on " + spec.device +
            " it would run for hours; run it with --device cuda";
@@ -370,6 +379,8 @@ CaseRecord Runner::run(const CaseSpec& spec) const {
       train_recorded(straight, device, context, uninterrupted);
       rec.resume_mismatch = resume_difference(rec, uninterrupted, spec.resume_at);  // the checker fails the case
     }
+    // The replayed step must be the eager one (the checker fails the case).
+    if (spec.cuda_graph) rec.graph_mismatch = graph_difference(spec, device, spec.throughput.warmup_steps, 3);
     if (context) {
       // The checker fails the case with a disagreement.
       rec.rank_disagreement =

@@ -7,7 +7,7 @@
 
 namespace ampbench {
 
-// {id, workload, variant, model, precision, optimizer, optimizer_impl}
+// {id, workload, variant, model, precision, optimizer, optimizer_impl, cuda_graph}
 inline nlohmann::json case_identity_json(const CaseSpec& s) {
   return {{"id", s.id},
           {"workload", s.workload},
@@ -15,7 +15,8 @@ inline nlohmann::json case_identity_json(const CaseSpec& s) {
           {"model", s.model},
           {"precision", s.precision.name()},
           {"optimizer", s.optimizer},
-          {"optimizer_impl", optim::to_string(s.optimizer_impl)}};
+          {"optimizer_impl", optim::to_string(s.optimizer_impl)},
+          {"cuda_graph", s.cuda_graph}};
 }
 
 }  // namespace ampbench

@@ -128,6 +128,7 @@ struct CaseSpec {
   double loss_multiplier = 1.0;  // < 1 makes gradients underflow float16
   int inject_inf_step = -1;      // optimizer step whose gradients get an inf
   int resume_at = -1;            // save, destroy and restore everything before this step (-1: never)
+  bool cuda_graph = false;       // timed steps replay one CUDA-graph capture (runner/graph_step.h)
   int inject_inf_optimizer = 0;  // ...in the first gradient of this optimizer's parameters (multi: 0 or 1)
   // Optimizer steps a scaler-less run skips on purpose, per optimizer
   // (skip_steps[i] for optimizer i): the fp32 reference re-run to skip

@@ -39,6 +39,7 @@ std::string make_case_id(const CaseSpec& spec) {
   if (spec.scaler_enabled && !spec.precision.needs_scaler()) id += "+scaler";
   id += "/" + spec.optimizer;
   if (spec.optimizer_impl != optim::Impl::kLoop) id += "+" + optim::to_string(spec.optimizer_impl);
+  if (spec.cuda_graph) id += "+graph";
   if (!spec.tag.empty()) id += "@" + spec.tag;
   return id;
 }
@@ -75,6 +76,7 @@ CaseSpec make_case(const SuiteContext& ctx, const std::string& workload, const s
   c.scaler_enabled = c.precision.needs_scaler();
   c.optimizer = optimizer;
   c.optimizer_impl = s.optimizer_impl;
+  c.cuda_graph = s.cuda_graph;
   c.resume_at = s.resume_at;
   c.device = ctx.device;
   c.steps = s.steps;
@@ -203,8 +205,26 @@ void request_envelope(CaseSpec& base, const CaseSpec& c) {
   if (std::find(wanted.begin(), wanted.end(), p) == wanted.end()) wanted.push_back(p);
 }
 
+// What a CUDA-graph capture cannot hold: a host read of the inf flag or of
+// a step count (only the fused optimizers keep both on the device), a batch
+// that changes, a learning rate that changes, or a workload whose step reads
+// the loss scale on the host or runs replicas.
+std::string graph_refusal(const CaseSpec& c) {
+  if (!c.cuda_graph) return "";
+  if (!workload_traits(c.workload).capturable())
+    return "the " + c.workload + " workload cannot be captured (it reads values on the host or runs replicas)";
+  if (c.optimizer_impl != optim::Impl::kFused)
+    return "needs \"optimizer_impl\": \"fused\" (a captured step cannot read the inf flag or a step count on the "
+           "host)";
+  if (c.throughput.input != InputMode::kCached) return "needs the cached input (a capture reads one static batch)";
+  if (c.cosine_schedule) return "a capture fixes the learning rate: no cosine_schedule";
+  return "";
+}
+
 void add_case(std::vector<CaseSpec>& cases, std::set<std::string>& ids, CaseSpec c, const SuiteContext& ctx,
               const std::string& where) {
+  if (const std::string why = graph_refusal(c); !why.empty())
+    throw SuiteError(ctx.file + ": " + where + ".cuda_graph: " + why);
   if (needs_baseline(c)) {
     CaseSpec base = baseline_for(c, ctx);
     c.baseline_id = base.id;

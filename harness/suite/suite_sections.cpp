@@ -93,6 +93,7 @@ TrainingSettings read_settings(Reader& r, TrainingSettings s) {
   if (s.resume_at != -1 && !(s.resume_at >= 1 && s.resume_at < s.steps))
     r.fail("resume_at", "must be -1 (never) or a step in [1, steps) (steps " + std::to_string(s.steps) + "), got " +
                             std::to_string(s.resume_at));
+  s.cuda_graph = r.get("cuda_graph", s.cuda_graph);
   if (r.has("optimizer_impl")) {
     try {
       s.optimizer_impl = optim::parse_impl(r.require<std::string>("optimizer_impl"));

@@ -49,6 +49,7 @@ struct TrainingSettings {
   int world_size = 1;  // dataparallel replicas; ddp ranks (a launch's own world size wins)
   int resume_at = -1;  // checkpoint, destroy and restore before this step
   optim::Impl optimizer_impl = optim::Impl::kLoop;  // part of the case id when not loop: no tag needed
+  bool cuda_graph = false;                          // part of the case id ("+graph"): no tag needed
   ScalerSettings scaler;
 };
 

@@ -134,6 +134,25 @@ TEST(Suite, O2AndO3AreRefusedOnReplicatedWorkloadsAndO3WithAScaler) {
   EXPECT_NE(err.find("expected \"pass\", \"fail\" or \"report\", got \"maybe\""), std::string::npos) << err;
 }
 
+TEST(Suite, ACudaGraphCaseIsNamedAndRefusedWhereACaptureCannotHoldTheStep) {
+  const Suite ok = parse_suite(minimal_suite("", R"([{"workload": "plain", "model": "mlp", "precision": "bf16",
+      "optimizer": "adamw", "optimizer_impl": "fused", "cuda_graph": true}])"), "t.json", "cpu");
+  EXPECT_EQ(ok.cases.back().id, "plain/mlp/bf16/adamw+fused+graph");
+  EXPECT_TRUE(ok.cases.back().cuda_graph);
+  EXPECT_EQ(ok.cases.back().baseline_id, "plain/mlp/fp32/adamw+fused+graph");
+  const std::pair<std::string, std::string> refused[] = {
+      {R"("workload": "penalty", "optimizer_impl": "fused")", "the penalty workload cannot be captured"},
+      {R"("workload": "plain")", "needs \"optimizer_impl\": \"fused\""},
+      {R"("workload": "plain", "optimizer_impl": "fused", "input": "host", "tag": "h")", "needs the cached input"},
+      {R"("workload": "plain", "optimizer_impl": "fused", "cosine_schedule": true, "tag": "c")", "a capture fixes the learning rate"},
+  };
+  for (const auto& [fields, why] : refused) {
+    const std::string err = error_of(minimal_suite(
+        "", R"([{"model": "mlp", "precision": "fp16", "optimizer": "adamw", "cuda_graph": true, )" + fields + "}]"));
+    EXPECT_NE(err.find("cases[0].cuda_graph: " + why), std::string::npos) << err;
+  }
+}
+
 TEST(Suite, RefusesBf16WithAScaler) {
   const std::string err = error_of(minimal_suite(
       "", R"([{"workload": "plain", "model": "mlp", "precision": "bf16", "optimizer": "sgd", "scaler_enabled": true}])"));

@@ -185,6 +185,16 @@ TEST(Runner, AGpuSizedCaseIsSkippedOffCudaWithTheReason) {
   EXPECT_TRUE(rec.loss.empty());
 }
 
+TEST(Runner, ACudaGraphCaseIsSkippedOffCudaWithTheReason) {
+  CaseSpec spec = mlp_case("plain", Precision::kBf16);
+  spec.optimizer = "adamw";
+  spec.optimizer_impl = optim::Impl::kFused;
+  spec.cuda_graph = true;
+  const CaseRecord rec = Runner().run(spec);
+  EXPECT_EQ(rec.status, RunStatus::kSkipped);
+  EXPECT_EQ(rec.reason, "CUDA-graph capture needs a CUDA device, not cpu");
+}
+
 TEST(Runner, ADecoderCaseRecordsItsAttentionKernel) {
   CaseSpec spec = mlp_case("plain", Precision::kBf16);
   spec.model = "decoder";

@@ -14,15 +14,16 @@ const std::vector<WorkloadTraits>& all_workload_traits() {
   // The catalog: one entry per workload; its step is registered by the same
   // name in workload.cpp.
   static const std::vector<WorkloadTraits> catalog = {
-      WorkloadTraits("plain").controls({"no_scaler", "fresh_scaler_each_step", "resume_without_scaler_state"}),
-      WorkloadTraits("clip_norm").controls({"clip_before_unscale"}).engages(Engages::kClipNorm),
-      WorkloadTraits("clip_value").controls({"clip_before_unscale"}).engages(Engages::kClipValue),
+      WorkloadTraits("plain").controls({"no_scaler", "fresh_scaler_each_step", "resume_without_scaler_state"}).capturable(true),
+      WorkloadTraits("clip_norm").controls({"clip_before_unscale"}).engages(Engages::kClipNorm).capturable(true),
+      WorkloadTraits("clip_value").controls({"clip_before_unscale"}).engages(Engages::kClipValue).capturable(true),
       WorkloadTraits("accumulation")
           .controls({"step_every_microbatch"})
           .accumulates(true)
+          .capturable(true)
           .engages(Engages::kAccumulation),
       WorkloadTraits("penalty").controls({"penalty_from_scaled_grads"}).engages(Engages::kPenalty),
-      WorkloadTraits("multi").controls({"update_per_optimizer"}).models(2),
+      WorkloadTraits("multi").controls({"update_per_optimizer"}).models(2).capturable(true),
       WorkloadTraits("dataparallel").replication(Replication::kThreads),
       WorkloadTraits("ddp").controls({"rank_disagreement"}).replication(Replication::kRanks),
   };

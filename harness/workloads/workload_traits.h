@@ -50,6 +50,9 @@ class WorkloadTraits {
   AMPBENCH_TRAIT(bool, accumulates) = false;
   AMPBENCH_TRAIT(Replication, replication) = Replication::kNone;
   AMPBENCH_TRAIT(Engages, engages) = Engages::kNothing;
+  // Its timed step can be captured into a CUDA graph: no host reads, no
+  // replicas (runner/graph_step.h).
+  AMPBENCH_TRAIT(bool, capturable) = false;
 
  public:
   // "correct" first, then the controls.

@@ -244,6 +244,10 @@ def environment() -> dict:
 def skip_reason(spec: Spec) -> str:
     """Why a case is not run: the C++ runner's reason off CUDA (so the two
     results files agree), else what the Python reference lacks."""
+    if spec.cuda_graph:
+        if spec.device != "cuda":
+            return f"CUDA-graph capture needs a CUDA device, not {spec.device}"
+        return "the Python reference does not capture CUDA graphs (compare the case without +graph)"
     if spec.gpu_sized and spec.device != "cuda":
         return (f"sized for a GPU (the suite is \"gpu_sized\"): on {spec.device} it would run for hours; "
                 "run it with --device cuda")
@@ -341,7 +345,7 @@ def main(argv=None) -> int:
     medians = {}  # case id -> median samples/s, for speedup over the fp32 case
     for i, spec in enumerate(cases, 1):
         began = time.monotonic()
-        if spec.precision in NOT_RUN_REASON or (spec.gpu_sized and spec.device != "cuda"):
+        if spec.precision in NOT_RUN_REASON or spec.cuda_graph or (spec.gpu_sized and spec.device != "cuda"):
             reason = skip_reason(spec)
             doc["cases"].append(case_json(spec, None, None, status="skipped", reason=reason))
             write_atomically(out, doc)

@@ -77,6 +77,7 @@ class Spec:
     scaler: dict = field(default_factory=lambda: dict(DEFAULT_SCALER))
     expect: str = "pass"
     gpu_sized: bool = False  # the suite's "gpu_sized": skipped off CUDA
+    cuda_graph: bool = False  # C++ replays a CUDA-graph capture; the reference does not capture
     baseline_id: str = ""
     throughput: Throughput = field(default_factory=Throughput)
 

@@ -41,6 +41,7 @@ class Settings:
     scaler: dict = field(default_factory=lambda: dict(DEFAULT_SCALER))
     optimizer_impl: str = "loop"  # part of the case id when not loop: no tag needed
     resume_at: int = -1
+    cuda_graph: bool = False  # part of the case id ("+graph"): no tag needed
 
 
 SETTING_KEYS = ("steps", "seed", "lr", "cosine_schedule", "iters_to_accumulate", "max_norm", "clip_value",
@@ -70,6 +71,8 @@ def make_case_id(c: Spec) -> str:
     out += "/" + c.optimizer
     if c.optimizer_impl != "loop":
         out += "+" + c.optimizer_impl
+    if c.cuda_graph:
+        out += "+graph"
     if c.tag:
         out += "@" + c.tag
     return out
@@ -106,6 +109,7 @@ def _read_settings(node: dict, base: Settings, where: str) -> Settings:
             raise SuiteError(f"{where}.lr: expected a number or an object")
     if "scaler" in node:
         s.scaler.update(node["scaler"])
+    s.cuda_graph = bool(node.get("cuda_graph", s.cuda_graph))
     if "optimizer_impl" in node:
         if node["optimizer_impl"] not in OPTIMIZER_IMPLS:
             raise SuiteError(f"{where}.optimizer_impl: unknown optimizer_impl '{node['optimizer_impl']}' "
@@ -131,7 +135,7 @@ def _make_case(ctx: dict, workload: str, model: str, precision: str, optimizer: 
                 iters_to_accumulate=s.iters_to_accumulate, max_norm=s.max_norm, clip_value=s.clip_value,
                 loss_multiplier=s.loss_multiplier, inject_inf_step=s.inject_inf_step,
                 inject_inf_optimizer=s.inject_inf_optimizer, scaler=dict(s.scaler), throughput=copy.copy(ctx["throughput"]),
-                optimizer_impl=s.optimizer_impl, resume_at=s.resume_at,
+                optimizer_impl=s.optimizer_impl, resume_at=s.resume_at, cuda_graph=s.cuda_graph,
                 expect="report" if precision == "o3" else "pass")  # O3's verdict is reported, not required
 
 

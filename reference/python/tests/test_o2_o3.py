@@ -75,3 +75,12 @@ def test_the_large_suite_is_skipped_off_cuda_with_the_cpp_reason():
     assert suite.cases and all(c.gpu_sized for c in suite.cases)
     assert skip_reason(suite.cases[0]).startswith('sized for a GPU (the suite is "gpu_sized"): on cpu')
     assert {c.model for c in suite.cases} == {"decoder", "mlp", "cnn"}
+
+
+def test_a_cuda_graph_case_is_named_plus_graph_and_skipped_by_the_python_reference():
+    from reference.python.bench import skip_reason
+    text = (ROOT / "suites/throughput.json").read_text()
+    suite = parse_suite(text, "throughput.json", "cpu")
+    graphed = [c for c in suite.cases if c.cuda_graph]
+    assert graphed and all(c.id.split("@")[0].endswith("+fused+graph") for c in graphed)
+    assert skip_reason(graphed[0]) == "CUDA-graph capture needs a CUDA device, not cpu"

@@ -25,3 +25,11 @@ def test_nothing_in_common_or_unreadable_exits_2(tmp_path):
     assert main([a, b]) == 2
     assert main([a, str(tmp_path / "missing.json")]) == 2
     assert main([a]) == 2
+
+
+def test_a_cuda_graph_case_is_measured_against_pythons_uncaptured_one(tmp_path, capsys):
+    cpp = results(tmp_path / "c.json", {"plain/mlp/bf16/adamw+fused+graph@big": 300.0, "plain/mlp/bf16/adamw+fused": 150.0})
+    py = results(tmp_path / "p.json", {"plain/mlp/bf16/adamw+fused@big": 100.0, "plain/mlp/bf16/adamw+fused": 100.0})
+    assert main([cpp, py]) == 0
+    out = capsys.readouterr().out
+    assert "plain/mlp/bf16/adamw+fused+graph@big" in out and "  3.00\n" in out and "  1.50\n" in out
