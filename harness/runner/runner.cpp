@@ -15,7 +15,6 @@
 
 #include <unistd.h>
 
-#include "suite/memory_estimate.h"
 #include "amp/float32_math.h"
 #include "distributed/context.h"
 #include "core/distance.h"
@@ -305,41 +304,6 @@ ThroughputRecord measure_throughput(const CaseSpec& spec, const c10::Device& dev
   return rec;
 }
 
-std::string skip_reason(const CaseSpec& spec) {
-  if (spec.cuda_graph && spec.device != "cuda") return "CUDA-graph capture needs a CUDA device, not " + spec.device;
-  if (spec.gpu_sized && spec.device != "cuda")
-    return "sized for a GPU (the suite is \"gpu_sized\"): on " + spec.device +
-           " it would run for hours; run it with --device cuda";
-  if (spec.precision.cuda_only() && spec.device != "cuda")
-    return spec.precision.name() + " is CUDA tensor-core math; on " + spec.device +
-           " it would be IEEE fp32, identical to the baseline";
-  if (spec.precision.float32_math() == amp::Float32Math::kTf32) {
-    if (std::string why = amp::tf32_disabled_reason(); !why.empty()) return why;
-  }
-  if (spec.device == "cuda") {
-    if (!torch::cuda::is_available()) return "no CUDA device is available";
-#ifdef AMPBENCH_HAVE_CUDA
-    const auto* props = at::cuda::getDeviceProperties(0);
-    const int cc = props->major * 10 + props->minor;
-    const std::string name = props->name;
-    if (spec.precision.precision() == Precision::kBf16 && cc < 80)
-      return "bf16 needs compute capability 8.0 or newer; " + name + " has " + std::to_string(cc / 10) + "." +
-             std::to_string(cc % 10);
-    if (spec.precision.precision() == Precision::kTf32 && cc < 80)
-      return "tf32 tensor cores need compute capability 8.0 or newer; " + name + " has " +
-             std::to_string(cc / 10) + "." + std::to_string(cc % 10);
-    if ((spec.precision.precision() == Precision::kFp16 || spec.precision.model_dtype() == at::kHalf) && cc < 70)
-      return "fp16 tensor cores need compute capability 7.0 or newer; " + name + " has " +
-             std::to_string(cc / 10) + "." + std::to_string(cc % 10);
-    if (spec.gpu_sized)
-      if (const std::string why = memory_refusal(spec, static_cast<double>(props->totalGlobalMem)); !why.empty())
-        return "on " + name + ": " + why;
-#else
-    return "this build of ampbench has no CUDA support";
-#endif
-  }
-  return "";
-}
 
 Runner::~Runner() {
   if (world_of_one_) distributed::shutdown(*world_of_one_);

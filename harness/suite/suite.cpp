@@ -100,13 +100,6 @@ CaseSpec make_case(const SuiteContext& ctx, const std::string& workload, const s
   return c;
 }
 
-// O2 and O3 cast one process's model; the replicated workloads keep float32
-// replicas (DataParallel) or bucket float32 gradients (DDP).
-std::string precision_refusal(const std::string& workload, const PrecisionPolicy& precision) {
-  if (precision.model_dtype() == c10::ScalarType::Float || !workload_traits(workload).replicated()) return "";
-  return precision.name() + " runs the single-process workloads only; " + workload +
-         " replicates the model (use fp16 for its O1 column)";
-}
 
 CaseSpec read_explicit_case(const SuiteContext& ctx, Reader r) {
   const auto workload = r.require<std::string>("workload");
@@ -205,21 +198,6 @@ void request_envelope(CaseSpec& base, const CaseSpec& c) {
   if (std::find(wanted.begin(), wanted.end(), p) == wanted.end()) wanted.push_back(p);
 }
 
-// What a CUDA-graph capture cannot hold: a host read of the inf flag or of
-// a step count (only the fused optimizers keep both on the device), a batch
-// that changes, a learning rate that changes, or a workload whose step reads
-// the loss scale on the host or runs replicas.
-std::string graph_refusal(const CaseSpec& c) {
-  if (!c.cuda_graph) return "";
-  if (!workload_traits(c.workload).capturable())
-    return "the " + c.workload + " workload cannot be captured (it reads values on the host or runs replicas)";
-  if (c.optimizer_impl != optim::Impl::kFused)
-    return "needs \"optimizer_impl\": \"fused\" (a captured step cannot read the inf flag or a step count on the "
-           "host)";
-  if (c.throughput.input != InputMode::kCached) return "needs the cached input (a capture reads one static batch)";
-  if (c.cosine_schedule) return "a capture fixes the learning rate: no cosine_schedule";
-  return "";
-}
 
 void add_case(std::vector<CaseSpec>& cases, std::set<std::string>& ids, CaseSpec c, const SuiteContext& ctx,
               const std::string& where) {

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "workloads/workload_traits.h"
+
 namespace ampbench::suite_detail {
 
 using nlohmann::json;
@@ -229,6 +231,30 @@ ThroughputSettings read_throughput(Reader r) {
   t.input = read_input_mode(r, t.input);
   r.reject_unknown_keys();
   return t;
+}
+
+// O2 and O3 cast one process's model; the replicated workloads keep float32
+// replicas (DataParallel) or bucket float32 gradients (DDP).
+std::string precision_refusal(const std::string& workload, const PrecisionPolicy& precision) {
+  if (precision.model_dtype() == c10::ScalarType::Float || !workload_traits(workload).replicated()) return "";
+  return precision.name() + " runs the single-process workloads only; " + workload +
+         " replicates the model (use fp16 for its O1 column)";
+}
+
+// What a CUDA-graph capture cannot hold: a host read of the inf flag or of
+// a step count (only the fused optimizers keep both on the device), a batch
+// that changes, a learning rate that changes, or a workload whose step reads
+// the loss scale on the host or runs replicas.
+std::string graph_refusal(const CaseSpec& c) {
+  if (!c.cuda_graph) return "";
+  if (!workload_traits(c.workload).capturable())
+    return "the " + c.workload + " workload cannot be captured (it reads values on the host or runs replicas)";
+  if (c.optimizer_impl != optim::Impl::kFused)
+    return "needs \"optimizer_impl\": \"fused\" (a captured step cannot read the inf flag or a step count on the "
+           "host)";
+  if (c.throughput.input != InputMode::kCached) return "needs the cached input (a capture reads one static batch)";
+  if (c.cosine_schedule) return "a capture fixes the learning rate: no cosine_schedule";
+  return "";
 }
 
 }  // namespace ampbench::suite_detail

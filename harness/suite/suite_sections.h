@@ -72,4 +72,10 @@ EngagementRule read_engagement(Reader r);
 GateSettings read_gate(Reader r);
 ThroughputSettings read_throughput(Reader r);
 
+// Why `precision` cannot run `workload` ("" when it can): O2 and O3 are
+// single-process.
+std::string precision_refusal(const std::string& workload, const PrecisionPolicy& precision);
+// Why a "cuda_graph" case cannot be captured ("" when it can, or is not one).
+std::string graph_refusal(const CaseSpec& c);
+
 }  // namespace ampbench::suite_detail
