@@ -2,7 +2,7 @@
 # run_crosscheck.sh BUILD_DIR OUTDIR
 #
 # C++ vs Python cross-check: runs the cases of a suite with --dump (by
-# default every mlp case of the smoke suite: each workload x precision, the
+# default every mlp and decoder case of the smoke suite: each workload x precision, the
 # explicit cases and every negative control, plus the fp32 baselines and the
 # aligned fp32 re-runs the runner adds), then replays each dumped case with
 # the Python reference workloads (python -m reference.python.check) and
@@ -37,7 +37,7 @@ SUITE="${AMPBENCH_CROSSCHECK_SUITE:-smoke}"
 # keeps to the mlp, which holds every negative control, to bound the time.
 SINGLE_PROCESS="workload=plain|clip|accumulation|penalty|multi"
 if [[ "$(basename "$SUITE" .json)" == smoke ]]; then
-  DEFAULT_FILTER="model=mlp,$SINGLE_PROCESS"
+  DEFAULT_FILTER="model=mlp|decoder,$SINGLE_PROCESS"
 else
   DEFAULT_FILTER="$SINGLE_PROCESS"
 fi
