@@ -18,14 +18,10 @@ std::string module_of(const std::string& parameter) { return parameter.substr(0,
 
 std::vector<std::pair<std::string, at::Tensor>> named(const TrainingState& s, bool grads) {
   std::vector<std::pair<std::string, at::Tensor>> out;
-  for (size_t i = 0; i < s.models.size(); ++i) {
-    // The trained tensors (O2: the masters, holding the collected gradients)
-    // under the model's names: both are in the model's parameter order.
-    const std::vector<at::Tensor> trained = s.trained(i);
-    const std::vector<std::string> names = s.models[i].module->named_parameters().keys();
-    for (size_t k = 0; k < trained.size(); ++k)
-      out.emplace_back("model" + std::to_string(i) + "." + names[k], grads ? trained[k].grad() : trained[k]);
-  }
+  // The trained tensors: O2's masters hold the collected gradients.
+  for (size_t i = 0; i < s.models.size(); ++i)
+    for (const auto& [name, t] : s.named_trained(i))
+      out.emplace_back("model" + std::to_string(i) + "." + name, grads ? t.grad() : t);
   return out;
 }
 

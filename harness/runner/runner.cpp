@@ -71,9 +71,7 @@ std::vector<at::Tensor> optimizer_state_tensors(const TrainingState& s) {
 // tensors (O2: the float32 masters, which the Python oracle casts itself).
 NamedTensors named_state(const TrainingState& s, size_t i) {
   NamedTensors out;
-  const std::vector<at::Tensor> trained = s.trained(i);
-  const std::vector<std::string> names = s.models[i].module->named_parameters().keys();
-  for (size_t k = 0; k < trained.size(); ++k) out.emplace_back(names[k], trained[k].detach().cpu().clone());
+  for (const auto& [name, t] : s.named_trained(i)) out.emplace_back(name, t.detach().cpu().clone());
   for (const auto& item : s.models[i].module->named_buffers()) out.emplace_back(item.key(), item.value().detach().cpu().clone());
   return out;
 }

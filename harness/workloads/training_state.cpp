@@ -20,6 +20,14 @@ std::vector<at::Tensor> TrainingState::trained(size_t model) const {
   return masters.empty() ? models.at(model).parameters() : masters.at(model).params();
 }
 
+std::vector<std::pair<std::string, at::Tensor>> TrainingState::named_trained(size_t model) const {
+  const std::vector<at::Tensor> tensors = trained(model);
+  const std::vector<std::string> names = models.at(model).module->named_parameters().keys();
+  std::vector<std::pair<std::string, at::Tensor>> out;
+  for (size_t k = 0; k < tensors.size(); ++k) out.emplace_back(names[k], tensors[k]);
+  return out;
+}
+
 std::vector<at::Tensor> TrainingState::parameters() const {
   std::vector<at::Tensor> params;
   for (size_t i = 0; i < models.size(); ++i) {

@@ -55,6 +55,9 @@ struct TrainingState {
   // The weights model i's optimizer updates: its O2 masters, or its own
   // parameters (what clipping, the records and checkpoints see).
   std::vector<at::Tensor> trained(size_t model) const;
+  // trained(model) under the model's parameter names (the masters are in
+  // the model's parameter order).
+  std::vector<std::pair<std::string, at::Tensor>> named_trained(size_t model) const;
   // trained() of every model, in order.
   std::vector<at::Tensor> parameters() const;
 };
