@@ -9,24 +9,31 @@
 #   env          ampbench env --json (float32 math, NCCL version, ...)
 #   autocast     ampbench autocast-ops --device cuda: C++ autocast casts every op of
 #                harness/amp/autocast_ops.json as Python's torch.autocast does here
+#   distributed  the distributed suite, DDP over NCCL, one rank per GPU: must exit 0
 #   ctest        every test except the CPU end-to-end runs CI covers (all /cuda cases included)
 #   qualify      ampbench qualify --device cuda (ceilings, conformance, throughput, report)
 #   large        the large tier (GPT-style decoder, GEMM MLP, channels_last CNN) with the
-#                ceilings qualify measured (MFU), then the same suite in Python eager and
-#                the C++/Python throughput ratios
-#   distributed  the distributed suite, DDP over NCCL, one rank per GPU: must exit 0
+#                ceilings qualify measured (MFU), then its plain decoder cases in Python
+#                eager and the C++/Python throughput ratios
+#   compare      Python eager on the throughput suite's fused cases, and the C++/Python
+#                ratios against qualify's throughput run (a +graph case against
+#                Python's uncaptured one)
 #   bench        the micro-benchmarks (Google Benchmark JSON)
 #   archive      everything in one archive: $OUT/ampbench-gpu-check.tar.gz
 # One summary line per stage ("gpu-check: STAGE ok|FAIL|skipped SECONDS s ..."),
 # also in $OUT/gpu-check-summary.txt; exit 0 only when every stage passed.
-# Budget: 7 minutes (AMPBENCH_GPU_CHECK_BUDGET_S=420); each stage gets at most
-# what is left, so the archive is always written.
+# Budget: 7 minutes (AMPBENCH_GPU_CHECK_BUDGET_S=420), the archive included.
+# PLAN below gives each stage a cap and a floor: a stage runs under min(its
+# cap, the budget left less the floors of the stages after it), so a slow
+# stage is cut short rather than starving the ones after it, and the archive
+# is always written. A cut suite run keeps the cases it finished.
 #
 # Without a GPU (to test this script):
 #   ci/gpu-check.sh --dry-run                         print every stage's command, run nothing
 #   AMPBENCH_GPU_CHECK_DEVICE=cpu ci/gpu-check.sh     the same stages on CPU (Gloo, smoke suite)
 #   AMPBENCH_GPU_CHECK_STAGES=deps,configure ...      only these stages (default: all)
 #   AMPBENCH_GPU_BUILD_DIR=DIR                        build directory (default build-gpu/)
+#   AMPBENCH_GPU_CHECK_PLAN="name:cap:floor ..."      other caps and floors (ci/tests/test_gpu_check.py)
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PY="${AMPBENCH_GPU_PYTHON:-python3}"
@@ -36,7 +43,7 @@ WORK="${AMPBENCH_GPU_WORK:-$ROOT/gpu-results}"
 OUT="${OUT:-$WORK}"
 JOBS="${AMPBENCH_JOBS:-$(nproc)}"
 BUDGET="${AMPBENCH_GPU_CHECK_BUDGET_S:-420}"
-STAGES="${AMPBENCH_GPU_CHECK_STAGES:-deps,configure,build,env,autocast,ctest,qualify,large,distributed,bench,archive}"
+STAGES="${AMPBENCH_GPU_CHECK_STAGES:-deps,configure,build,env,distributed,ctest,autocast,qualify,large,compare,bench,archive}"
 DRY=0
 [[ "${1:-}" == "--dry-run" ]] && DRY=1
 # The CPU end-to-end runs (smoke and scaler-stress suites, Python cross-checks,
@@ -54,20 +61,60 @@ summary="$WORK/gpu-check-summary.txt"
 line() { echo "gpu-check: $*" | tee -a "$summary" >&2; }
 wanted() { [[ ",$STAGES," == *",$1,"* ]]; }
 
-# stage NAME CAP_SECONDS DETAIL -- COMMAND...: runs COMMAND (output in
-# $WORK/NAME.log) under min(CAP, budget left); prints the stage's line.
+# name:cap:floor in seconds, in the order the stages run. The floors add up
+# to at most the budget (checked at start). The caps and floors are guesses
+# for one H200 with 16 cores (the first run of 2026-11-30 built in 75 s, ran
+# conformance in 38 s and a 33-case throughput suite in 65 s): each stage's
+# line reports its real time.
+PLAN="${AMPBENCH_GPU_CHECK_PLAN:-deps:30:5 configure:90:15 build:300:120 env:30:5 distributed:90:15 ctest:120:20
+      autocast:60:10 qualify:240:120 large:150:55 compare:90:30 bench:60:10 archive:60:10}"
+
+# The floors of the wanted stages after NAME (all of them for "").
+floors_after() {
+  local seen=0 sum=0 entry n
+  [[ -z "$1" ]] && seen=1
+  for entry in $PLAN; do
+    n="${entry%%:*}"
+    ((seen)) && wanted "$n" && sum=$((sum + ${entry##*:}))
+    [[ "$n" == "$1" ]] && seen=1
+  done
+  echo "$sum"
+}
+
+plan_cap() {
+  local entry
+  for entry in $PLAN; do [[ "${entry%%:*}" == "$1" ]] && { entry="${entry#*:}"; echo "${entry%%:*}"; return; }; done
+  echo 0
+}
+
+# Every later stage needs these, so they reserve nothing for the others.
+PREREQUISITES=" deps configure build "
+
+plan_floor() {
+  local entry
+  for entry in $PLAN; do [[ "${entry%%:*}" == "$1" ]] && { echo "${entry##*:}"; return; }; done
+  echo 0
+}
+
+# stage NAME DETAIL -- COMMAND...: runs COMMAND (output in $WORK/NAME.log)
+# under min(its cap, budget left - later floors), exported as STAGE_CAP for
+# stages that split their time; prints the stage's line.
 stage() {
-  local name="$1" cap="$2" detail="$3"; shift 4
+  local name="$1" detail="$2"; shift 3
+  local cap left
+  cap=$(plan_cap "$name")
+  left=$((deadline - $(date +%s)))
+  [[ "$PREREQUISITES" == *" $name "* ]] || left=$((left - $(floors_after "$name")))
+  # The outputs are always packed, in the archive's floor if nothing is left.
+  [[ "$name" == archive ]] && ((left < $(plan_floor archive))) && left=$(plan_floor archive)
   if ! wanted "$name"; then line "$name skipped 0 s (not in AMPBENCH_GPU_CHECK_STAGES)"; return 0; fi
-  if ((DRY)); then line "$name dry-run: $*"; return 0; fi
-  local left=$((deadline - $(date +%s)))
-  [[ "$name" == archive ]] && left=$cap  # outside the budget: the outputs are always packed
-  if ((left <= 5)); then line "$name FAIL 0 s over the ${BUDGET} s budget, not run"; failed=1; return 1; fi
+  if ((DRY)); then line "$name dry-run: cap $cap s, floor $(plan_floor "$name") s: $*"; return 0; fi
   ((cap > left)) && cap=$left
+  if ((cap <= 5)); then line "$name FAIL 0 s over the ${BUDGET} s budget, not run"; failed=1; return 1; fi
   local t0 rc
   t0=$(date +%s)
   # A child bash, so that timeout can run this script's (exported) functions.
-  timeout --kill-after=10 "$cap" bash -c '"$@"' stage "$@" >"$WORK/$name.log" 2>&1
+  STAGE_CAP=$cap timeout --kill-after=10 "$cap" bash -c '"$@"' stage "$@" >"$WORK/$name.log" 2>&1
   rc=$?
   local took=$(($(date +%s) - t0))
   if ((rc == 0)); then
@@ -157,17 +204,37 @@ PY
 }
 
 # Off CUDA every large case is skipped with its reason (the suite is
-# gpu_sized), which this stage shows; on CUDA Python eager runs it too.
+# gpu_sized), which this stage shows. On CUDA, Python eager then times the
+# plain decoder cases (the MFU and C++/Python targets' cases) in the time the
+# C++ run left: at least a third of the stage.
 run_large() {
-  local ceilings=()
+  local ceilings=() t0=$SECONDS status=0
   [[ -f "$WORK/qualify/ceilings.json" ]] && ceilings=(--ceilings "$WORK/qualify/ceilings.json")
-  "$BUILD/ampbench" run --device "$DEVICE" --suite large --no-report --overwrite --out "$WORK/large" "${ceilings[@]}" ||
-    return $?
-  [[ "$DEVICE" == cuda ]] || return 0
-  # Python eager on the plain cases only: the stage must leave budget for the rest.
-  (cd "$ROOT" && "$PY" -m reference.python.bench --suite large --device cuda --filter '^plain/' \
-    --out "$WORK/large/python-eager.json" &&
-    "$PY" -m reference.python.throughput_ratio "$WORK/large/results.json" "$WORK/large/python-eager.json")
+  timeout "$((STAGE_CAP * 2 / 3))" "$BUILD/ampbench" run --device "$DEVICE" --suite large --no-report --overwrite \
+    --out "$WORK/large" "${ceilings[@]}" || status=$?
+  [[ "$DEVICE" == cuda ]] || return "$status"
+  python_against "$((STAGE_CAP - (SECONDS - t0) - 5))" large '^plain/decoder/' "$WORK/large" || status=1
+  return "$status"
+}
+
+# python_against SECONDS SUITE FILTER DIR: Python eager on SUITE's cases
+# matching FILTER for at most SECONDS (the bench writes each case as it
+# finishes), then the C++/Python ratios against DIR/results.json.
+python_against() {
+  local seconds="$1" suite="$2" filter="$3" dir="$4" status=0
+  ((seconds > 10)) || { echo "no time left for Python eager on $suite"; return 1; }
+  (cd "$ROOT" && timeout "$seconds" "$PY" -m reference.python.bench --suite "$suite" --device cuda \
+    --filter "$filter" --out "$dir/python-eager.json") || status=$?
+  (cd "$ROOT" && "$PY" -m reference.python.throughput_ratio "$dir/results.json" "$dir/python-eager.json" |
+    tee "$dir/cpp-vs-python.txt") || status=1
+  return "$status"
+}
+
+# The throughput suite's fused cases (and, through throughput_ratio, its
+# +graph cases) against Python eager's fused AdamW.
+run_compare() {
+  [[ "$DEVICE" == cuda ]] || { echo "Python eager runs on CUDA only here (CPU: reference.python.side_by_side)"; return 0; }
+  python_against "$((STAGE_CAP - 5))" throughput '\+fused$' "$WORK/qualify/throughput"
 }
 
 run_distributed() {
@@ -186,7 +253,7 @@ run_benches() {
   local status=0 bench
   for bench in harness/amp/amp_bench kernels/kernels_bench suites/micro/harness_overhead_bench; do
     [[ -x "$BUILD/$bench" ]] || { echo "missing $BUILD/$bench"; status=1; continue; }
-    "$BUILD/$bench" --benchmark_min_time=0.2 --benchmark_out="$WORK/$(basename "$bench").json" \
+    "$BUILD/$bench" --benchmark_min_time=0.1 --benchmark_out="$WORK/$(basename "$bench").json" \
       --benchmark_out_format=json || status=1
   done
   return "$status"
@@ -198,22 +265,28 @@ make_archive() {
 }
 
 export ROOT PY DEVICE BUILD WORK OUT JOBS deps summary
-export -f check_deps configure write_env run_autocast_ops run_qualify run_large run_distributed run_benches make_archive
+export -f check_deps configure write_env run_autocast_ops run_qualify run_large python_against run_compare run_distributed run_benches make_archive
 
+floors=$(floors_after "")
+if ((floors > BUDGET)); then
+  echo "gpu-check: the wanted stages' floors add up to $floors s, over the ${BUDGET} s budget (PLAN in $0)" >&2
+  exit 2
+fi
 line "start $(date -u +%FT%TZ) device $DEVICE, budget $BUDGET s, $JOBS jobs, outputs $WORK"
-stage deps 30 "$deps" -- check_deps || { ((DRY)) || { stage archive 60 "" -- make_archive; exit 1; }; }
-stage configure 90 "clean $BUILD, Release, prefix .deps + torch" -- configure
-stage build 300 "$JOBS jobs" -- cmake --build "$BUILD" -j "$JOBS"
-stage env 30 "$WORK/env.json" -- write_env
-stage autocast 60 "autocast-ops/autocast-ops.json (every op x float16, bfloat16 agrees with torch.autocast)" -- run_autocast_ops
+stage deps "$deps" -- check_deps || { ((DRY)) || { stage archive "" -- make_archive; exit 1; }; }
+stage configure "clean $BUILD, Release, prefix .deps + torch" -- configure
+stage build "$JOBS jobs" -- cmake --build "$BUILD" -j "$JOBS"
+stage env "$WORK/env.json" -- write_env
+stage distributed "DDP over $([[ $DEVICE == cuda ]] && echo NCCL || echo Gloo), exit 0, explicit teardown" -- run_distributed
 # At most 8 tests at once: they share one GPU.
-stage ctest 180 "JUnit ctest-junit.xml" -- ctest --test-dir "$BUILD" -j "$((JOBS < 8 ? JOBS : 8))" -E "$CTEST_EXCLUDE" --timeout 170 \
-  --output-on-failure --output-junit "$WORK/ctest-junit.xml"
-stage qualify 240 "qualify/ (conformance, throughput, ceilings, report; cases in IEEE fp32)" -- run_qualify
-stage large 150 "large/ (decoder, GEMM MLP, channels_last CNN: MFU, attention backend, C++/Python ratios)" -- run_large
-stage distributed 120 "DDP over $([[ $DEVICE == cuda ]] && echo NCCL || echo Gloo), exit 0, explicit teardown" -- run_distributed
-stage bench 90 "Google Benchmark JSON" -- run_benches
+stage ctest "JUnit ctest-junit.xml" -- ctest --test-dir "$BUILD" -j "$((JOBS < 8 ? JOBS : 8))" -E "$CTEST_EXCLUDE" \
+  --timeout 110 --output-on-failure --output-junit "$WORK/ctest-junit.xml"
+stage autocast "autocast-ops/autocast-ops.json (every op x float16, bfloat16 agrees with torch.autocast)" -- run_autocast_ops
+stage qualify "qualify/ (conformance, throughput, ceilings, report; cases in IEEE fp32)" -- run_qualify
+stage large "large/ (decoder, GEMM MLP, channels_last CNN: MFU, attention backend, C++/Python ratios)" -- run_large
+stage compare "qualify/throughput/cpp-vs-python.txt (fused and +graph cases against Python eager)" -- run_compare
+stage bench "Google Benchmark JSON" -- run_benches
 ((failed)) && verdict=FAIL || verdict=ok
 line "end $verdict after $(($(date +%s) - start)) s"
-stage archive 60 "$OUT/ampbench-gpu-check.tar.gz" -- make_archive
+stage archive "$OUT/ampbench-gpu-check.tar.gz" -- make_archive
 exit $failed
