@@ -18,6 +18,8 @@
 #   compare      Python eager on the throughput suite's fused cases, and the C++/Python
 #                ratios against qualify's throughput run (a +graph case against
 #                Python's uncaptured one)
+#   targets      the speed targets (decoder MFU, fp16/bf16 over fp32, C++/Python) read
+#                from those results: targets.txt, each met, missed or not measured
 #   bench        the micro-benchmarks (Google Benchmark JSON)
 #   archive      everything in one archive: $OUT/ampbench-gpu-check.tar.gz
 # One summary line per stage ("gpu-check: STAGE ok|FAIL|skipped SECONDS s ..."),
@@ -43,7 +45,7 @@ WORK="${AMPBENCH_GPU_WORK:-$ROOT/gpu-results}"
 OUT="${OUT:-$WORK}"
 JOBS="${AMPBENCH_JOBS:-$(nproc)}"
 BUDGET="${AMPBENCH_GPU_CHECK_BUDGET_S:-420}"
-STAGES="${AMPBENCH_GPU_CHECK_STAGES:-deps,configure,build,env,distributed,ctest,autocast,qualify,large,compare,bench,archive}"
+STAGES="${AMPBENCH_GPU_CHECK_STAGES:-deps,configure,build,env,distributed,ctest,autocast,qualify,large,compare,targets,bench,archive}"
 DRY=0
 [[ "${1:-}" == "--dry-run" ]] && DRY=1
 # The CPU end-to-end runs (smoke and scaler-stress suites, Python cross-checks,
@@ -67,7 +69,7 @@ wanted() { [[ ",$STAGES," == *",$1,"* ]]; }
 # conformance in 38 s and a 33-case throughput suite in 65 s): each stage's
 # line reports its real time.
 PLAN="${AMPBENCH_GPU_CHECK_PLAN:-deps:30:5 configure:90:15 build:300:120 env:30:5 distributed:90:15 ctest:120:20
-      autocast:60:10 qualify:240:120 large:150:55 compare:90:30 bench:60:10 archive:60:10}"
+      autocast:60:10 qualify:240:120 large:150:55 compare:90:30 targets:20:3 bench:60:10 archive:60:10}"
 
 # The floors of the wanted stages after NAME (all of them for "").
 floors_after() {
@@ -225,8 +227,9 @@ python_against() {
   ((seconds > 10)) || { echo "no time left for Python eager on $suite"; return 1; }
   (cd "$ROOT" && timeout "$seconds" "$PY" -m reference.python.bench --suite "$suite" --device cuda \
     --filter "$filter" --out "$dir/python-eager.json") || status=$?
-  (cd "$ROOT" && "$PY" -m reference.python.throughput_ratio "$dir/results.json" "$dir/python-eager.json" |
-    tee "$dir/cpp-vs-python.txt") || status=1
+  (cd "$ROOT" && "$PY" -m reference.python.throughput_ratio "$dir/results.json" "$dir/python-eager.json" \
+    >"$dir/cpp-vs-python.txt") || status=1
+  cat "$dir/cpp-vs-python.txt"
   return "$status"
 }
 
@@ -235,6 +238,16 @@ python_against() {
 run_compare() {
   [[ "$DEVICE" == cuda ]] || { echo "Python eager runs on CUDA only here (CPU: reference.python.side_by_side)"; return 0; }
   python_against "$((STAGE_CAP - 5))" throughput '\+fused$' "$WORK/qualify/throughput"
+}
+
+# Reported, not judged: a missed target leaves the stage ok.
+run_targets() {
+  local args=(--large "$WORK/large/results.json" --out "$WORK/targets.json")
+  [[ -f "$WORK/large/python-eager.json" ]] && args+=(--large-python "$WORK/large/python-eager.json")
+  [[ -f "$WORK/qualify/throughput/python-eager.json" ]] &&
+    args+=(--throughput "$WORK/qualify/throughput/results.json" --throughput-python "$WORK/qualify/throughput/python-eager.json")
+  (cd "$ROOT" && "$PY" -m reference.python.speed_targets "${args[@]}") >"$WORK/targets.txt" || return $?
+  cat "$WORK/targets.txt"
 }
 
 run_distributed() {
@@ -265,7 +278,7 @@ make_archive() {
 }
 
 export ROOT PY DEVICE BUILD WORK OUT JOBS deps summary
-export -f check_deps configure write_env run_autocast_ops run_qualify run_large python_against run_compare run_distributed run_benches make_archive
+export -f check_deps configure write_env run_autocast_ops run_qualify run_large python_against run_compare run_targets run_distributed run_benches make_archive
 
 floors=$(floors_after "")
 if ((floors > BUDGET)); then
@@ -285,6 +298,7 @@ stage autocast "autocast-ops/autocast-ops.json (every op x float16, bfloat16 agr
 stage qualify "qualify/ (conformance, throughput, ceilings, report; cases in IEEE fp32)" -- run_qualify
 stage large "large/ (decoder, GEMM MLP, channels_last CNN: MFU, attention backend, C++/Python ratios)" -- run_large
 stage compare "qualify/throughput/cpp-vs-python.txt (fused and +graph cases against Python eager)" -- run_compare
+stage targets "targets.txt (decoder MFU, fp16/bf16 over fp32, C++/Python: met, missed, not measured)" -- run_targets
 stage bench "Google Benchmark JSON" -- run_benches
 ((failed)) && verdict=FAIL || verdict=ok
 line "end $verdict after $(($(date +%s) - start)) s"
