@@ -243,8 +243,9 @@ std::string precision_refusal(const std::string& workload, const PrecisionPolicy
 
 // What a CUDA-graph capture cannot hold: a host read of the inf flag or of
 // a step count (only the fused optimizers keep both on the device), a batch
-// that changes, a learning rate that changes, or a workload whose step reads
-// the loss scale on the host or runs replicas.
+// that changes, a learning rate that changes, a workload whose step reads
+// the loss scale on the host or runs replicas, or optimizer state that the
+// first step would create inside the capture.
 std::string graph_refusal(const CaseSpec& c) {
   if (!c.cuda_graph) return "";
   if (!workload_traits(c.workload).capturable())
@@ -254,6 +255,9 @@ std::string graph_refusal(const CaseSpec& c) {
            "host)";
   if (c.throughput.input != InputMode::kCached) return "needs the cached input (a capture reads one static batch)";
   if (c.cosine_schedule) return "a capture fixes the learning rate: no cosine_schedule";
+  if (c.throughput.warmup_steps < 1)
+    return "needs throughput.warmup_steps >= 1 (the first step creates the optimizer state, which must exist "
+           "before the capture)";
   return "";
 }
 

@@ -151,6 +151,10 @@ TEST(Suite, ACudaGraphCaseIsNamedAndRefusedWhereACaptureCannotHoldTheStep) {
         "", R"([{"model": "mlp", "precision": "fp16", "optimizer": "adamw", "cuda_graph": true, )" + fields + "}]"));
     EXPECT_NE(err.find("cases[0].cuda_graph: " + why), std::string::npos) << err;
   }
+  const std::string err = error_of(minimal_suite(R"(, "throughput": {"warmup_steps": 0})",
+      R"([{"workload": "plain", "model": "mlp", "precision": "fp16", "optimizer": "adamw", "optimizer_impl": "fused",
+           "cuda_graph": true}])"));
+  EXPECT_NE(err.find("cases[0].cuda_graph: needs throughput.warmup_steps >= 1"), std::string::npos) << err;
 }
 
 TEST(Suite, RefusesBf16WithAScaler) {
