@@ -11,12 +11,14 @@
 #                harness/amp/autocast_ops.json as Python's torch.autocast does here
 #   distributed  the distributed suite, DDP over NCCL, one rank per GPU: must exit 0
 #   ctest        every test except the CPU end-to-end runs CI covers (all /cuda cases included)
-#   qualify      ampbench qualify --device cuda (ceilings, conformance, throughput, report)
+#   qualify      ampbench qualify --device cuda --suites conformance (ceilings, the
+#                conformance suite, report); AMPBENCH_GPU_CHECK_QUALIFY_SUITES=conformance,throughput
+#                for the whole qualification (about 2.5 minutes more on an H200)
 #   large        the large tier (GPT-style decoder, GEMM MLP, channels_last CNN) with the
 #                ceilings qualify measured (MFU), then its plain decoder cases in Python
 #                eager and the C++/Python throughput ratios
-#   compare      Python eager on the throughput suite's fused cases, and the C++/Python
-#                ratios against qualify's throughput run (a +graph case against
+#   compare      the throughput suite's fused cases (+graph among them) in C++ and in
+#                Python eager, and the C++/Python ratios (a +graph case against
 #                Python's uncaptured one)
 #   targets      the speed targets (decoder MFU, fp16/bf16 over fp32, C++/Python) read
 #                from those results: targets.txt, each met, missed or not measured
@@ -45,6 +47,7 @@ WORK="${AMPBENCH_GPU_WORK:-$ROOT/gpu-results}"
 OUT="${OUT:-$WORK}"
 JOBS="${AMPBENCH_JOBS:-$(nproc)}"
 BUDGET="${AMPBENCH_GPU_CHECK_BUDGET_S:-420}"
+QUALIFY_SUITES="${AMPBENCH_GPU_CHECK_QUALIFY_SUITES-$([[ $DEVICE == cuda ]] && echo conformance)}"
 STAGES="${AMPBENCH_GPU_CHECK_STAGES:-deps,configure,build,env,distributed,ctest,autocast,qualify,large,compare,targets,bench,archive}"
 DRY=0
 [[ "${1:-}" == "--dry-run" ]] && DRY=1
@@ -68,8 +71,8 @@ wanted() { [[ ",$STAGES," == *",$1,"* ]]; }
 # for one H200 with 16 cores (the first run of 2026-11-30 built in 75 s, ran
 # conformance in 38 s and a 33-case throughput suite in 65 s): each stage's
 # line reports its real time.
-PLAN="${AMPBENCH_GPU_CHECK_PLAN:-deps:30:5 configure:90:15 build:300:120 env:30:5 distributed:90:15 ctest:120:20
-      autocast:60:10 qualify:240:120 large:150:55 compare:90:30 targets:20:3 bench:60:10 archive:60:10}"
+PLAN="${AMPBENCH_GPU_CHECK_PLAN:-deps:30:5 configure:90:15 build:300:120 env:30:3 distributed:90:20 ctest:120:25
+      autocast:60:8 qualify:200:70 large:180:60 compare:120:40 targets:20:2 bench:40:8 archive:60:10}"
 
 # The floors of the wanted stages after NAME (all of them for "").
 floors_after() {
@@ -186,8 +189,9 @@ run_autocast_ops() {
 # Qualification, then: every results file says its cases ran in IEEE float32
 # (so the fp32 CNN baselines are IEEE, not cuDNN's default TF32).
 run_qualify() {
-  local status=0
-  "$BUILD/ampbench" qualify --device "$DEVICE" --overwrite --out "$WORK/qualify" || status=$?
+  local status=0 suites=()
+  [[ -n "$QUALIFY_SUITES" ]] && suites=(--suites "$QUALIFY_SUITES")
+  "$BUILD/ampbench" qualify --device "$DEVICE" --overwrite --out "$WORK/qualify" "${suites[@]}" || status=$?
   "$PY" - "$WORK/qualify" <<'PY' || status=1
 import json, pathlib, sys
 files = sorted(pathlib.Path(sys.argv[1]).glob("*/results.json"))
@@ -233,19 +237,25 @@ python_against() {
   return "$status"
 }
 
-# The throughput suite's fused cases (and, through throughput_ratio, its
-# +graph cases) against Python eager's fused AdamW.
+# The throughput suite's fused and +graph cases in C++ (with qualify's
+# ceilings), then Python eager's fused AdamW on the same cases in the time
+# left: at least half of the stage.
 run_compare() {
   [[ "$DEVICE" == cuda ]] || { echo "Python eager runs on CUDA only here (CPU: reference.python.side_by_side)"; return 0; }
-  python_against "$((STAGE_CAP - 5))" throughput '\+fused$' "$WORK/qualify/throughput"
+  local ceilings=() t0=$SECONDS status=0
+  [[ -f "$WORK/qualify/ceilings.json" ]] && ceilings=(--ceilings "$WORK/qualify/ceilings.json")
+  timeout "$((STAGE_CAP / 2))" "$BUILD/ampbench" run --device cuda --suite throughput --filter '\+fused' --no-report \
+    --overwrite --out "$WORK/throughput" "${ceilings[@]}" || status=$?
+  python_against "$((STAGE_CAP - (SECONDS - t0) - 5))" throughput '\+fused$' "$WORK/throughput" || status=1
+  return "$status"
 }
 
 # Reported, not judged: a missed target leaves the stage ok.
 run_targets() {
   local args=(--large "$WORK/large/results.json" --out "$WORK/targets.json")
   [[ -f "$WORK/large/python-eager.json" ]] && args+=(--large-python "$WORK/large/python-eager.json")
-  [[ -f "$WORK/qualify/throughput/python-eager.json" ]] &&
-    args+=(--throughput "$WORK/qualify/throughput/results.json" --throughput-python "$WORK/qualify/throughput/python-eager.json")
+  [[ -f "$WORK/throughput/python-eager.json" ]] &&
+    args+=(--throughput "$WORK/throughput/results.json" --throughput-python "$WORK/throughput/python-eager.json")
   (cd "$ROOT" && "$PY" -m reference.python.speed_targets "${args[@]}") >"$WORK/targets.txt" || return $?
   cat "$WORK/targets.txt"
 }
@@ -277,7 +287,7 @@ make_archive() {
     { [[ "$OUT" -ef "$WORK" ]] || cp "$summary" "$OUT/gpu-check-summary.txt"; }
 }
 
-export ROOT PY DEVICE BUILD WORK OUT JOBS deps summary
+export ROOT PY DEVICE BUILD WORK OUT JOBS deps summary QUALIFY_SUITES
 export -f check_deps configure write_env run_autocast_ops run_qualify run_large python_against run_compare run_targets run_distributed run_benches make_archive
 
 floors=$(floors_after "")
@@ -295,9 +305,9 @@ stage distributed "DDP over $([[ $DEVICE == cuda ]] && echo NCCL || echo Gloo), 
 stage ctest "JUnit ctest-junit.xml" -- ctest --test-dir "$BUILD" -j "$((JOBS < 8 ? JOBS : 8))" -E "$CTEST_EXCLUDE" \
   --timeout 110 --output-on-failure --output-junit "$WORK/ctest-junit.xml"
 stage autocast "autocast-ops/autocast-ops.json (every op x float16, bfloat16 agrees with torch.autocast)" -- run_autocast_ops
-stage qualify "qualify/ (conformance, throughput, ceilings, report; cases in IEEE fp32)" -- run_qualify
+stage qualify "qualify/ (ceilings, ${QUALIFY_SUITES:-the default suites}, report; cases in IEEE fp32)" -- run_qualify
 stage large "large/ (decoder, GEMM MLP, channels_last CNN: MFU, attention backend, C++/Python ratios)" -- run_large
-stage compare "qualify/throughput/cpp-vs-python.txt (fused and +graph cases against Python eager)" -- run_compare
+stage compare "throughput/cpp-vs-python.txt (fused and +graph cases against Python eager)" -- run_compare
 stage targets "targets.txt (decoder MFU, fp16/bf16 over fp32, C++/Python: met, missed, not measured)" -- run_targets
 stage bench "Google Benchmark JSON" -- run_benches
 ((failed)) && verdict=FAIL || verdict=ok
