@@ -2,8 +2,8 @@
 
     python -m reference.python.speed_targets --large large/results.json \\
         [--large-python large/python-eager.json] \\
-        [--throughput qualify/throughput/results.json \\
-         --throughput-python qualify/throughput/python-eager.json] [--out targets.json]
+        [--throughput throughput/results.json \\
+         --throughput-python throughput/python-eager.json] [--out targets.json]
 
 One row per case and target, each "met", "missed" or "not measured" (the
 case was skipped, no ceiling was measured, or Python did not time it):
