@@ -14,9 +14,9 @@
 #   qualify      ampbench qualify --device cuda --suites conformance (ceilings, the
 #                conformance suite, report); AMPBENCH_GPU_CHECK_QUALIFY_SUITES=conformance,throughput
 #                for the whole qualification (about 2.5 minutes more on an H200)
-#   large        the large tier (GPT-style decoder, GEMM MLP, channels_last CNN) with the
-#                ceilings qualify measured (MFU), then its plain decoder cases in Python
-#                eager and the C++/Python throughput ratios
+#   large        the large tier with the ceilings qualify measured (MFU): the GPT-style
+#                decoder first, its plain cases in Python eager and the C++/Python
+#                throughput ratios, then the GEMM MLP and channels_last CNN
 #   compare      the throughput suite's fused cases (+graph among them) in C++ and in
 #                Python eager, and the C++/Python ratios (a +graph case against
 #                Python's uncaptured one)
@@ -209,17 +209,22 @@ PY
   return "$status"
 }
 
-# Off CUDA every large case is skipped with its reason (the suite is
-# gpu_sized), which this stage shows. On CUDA, Python eager then times the
-# plain decoder cases (the MFU and C++/Python targets' cases) in the time the
-# C++ run left: at least a third of the stage.
+# The decoder cases first (large/): the MFU, fp16/bf16-over-fp32 and
+# C++/Python targets are theirs; Python eager times the plain ones; then the
+# GEMM MLP and channels_last CNN (large-mlp-cnn/) in the time left. Off CUDA
+# every large case is skipped with its reason (the suite is gpu_sized).
 run_large() {
   local ceilings=() t0=$SECONDS status=0
   [[ -f "$WORK/qualify/ceilings.json" ]] && ceilings=(--ceilings "$WORK/qualify/ceilings.json")
-  timeout "$((STAGE_CAP * 2 / 3))" "$BUILD/ampbench" run --device "$DEVICE" --suite large --no-report --overwrite \
-    --out "$WORK/large" "${ceilings[@]}" || status=$?
-  [[ "$DEVICE" == cuda ]] || return "$status"
-  python_against "$((STAGE_CAP - (SECONDS - t0) - 5))" large '^plain/decoder/' "$WORK/large" || status=1
+  large_run() {  # large_run SECONDS FILTER DIR
+    timeout "$1" "$BUILD/ampbench" run --device "$DEVICE" --suite large --filter "$2" --no-report --overwrite \
+      --out "$3" "${ceilings[@]}"
+  }
+  large_run "$((STAGE_CAP / 2))" '/decoder/' "$WORK/large" || status=$?
+  if [[ "$DEVICE" == cuda ]]; then
+    python_against "$((STAGE_CAP * 3 / 4 - (SECONDS - t0)))" large '^plain/decoder/' "$WORK/large" || status=1
+  fi
+  large_run "$((STAGE_CAP - (SECONDS - t0) - 5))" '/(mlp|cnn)/' "$WORK/large-mlp-cnn" || status=$?
   return "$status"
 }
 
