@@ -287,8 +287,16 @@ run_benches() {
   return "$status"
 }
 
+# Packed beside $WORK, then moved: $OUT may be $WORK itself, and an archive
+# growing inside the folder it packs (or this stage's own log) makes tar
+# fail with "file changed as we read it".
 make_archive() {
-  tar -czf "$OUT/ampbench-gpu-check.tar.gz" -C "$(dirname "$WORK")" "$(basename "$WORK")" &&
+  local name work tmp
+  name="$(basename "$WORK")"
+  work="$(dirname "$WORK")"
+  tmp="$work/.$name-$$.tar.gz"
+  tar -czf "$tmp" -C "$work" --exclude="$name/archive.log" --exclude="$name/ampbench-gpu-check.tar.gz" "$name" &&
+    mv "$tmp" "$OUT/ampbench-gpu-check.tar.gz" &&
     { [[ "$OUT" -ef "$WORK" ]] || cp "$summary" "$OUT/gpu-check-summary.txt"; }
 }
 

@@ -59,3 +59,16 @@ def test_a_stage_that_overruns_is_cut_where_the_later_floors_begin(tmp_path):
     assert status["distributed"] == "FAIL" and "timed out after 6 s" in r.stderr
     assert status["bench"] == "ok" and status["archive"] == "ok"
     assert (tmp_path / "out" / "ampbench-gpu-check.tar.gz").exists()
+
+
+def test_the_archive_is_written_when_out_is_the_work_folder(tmp_path):
+    # Without $OUT the archive lands in the folder it packs: it must not pack itself.
+    env = {k: v for k, v in os.environ.items() if k != "OUT"}
+    env.update(AMPBENCH_GPU_WORK=str(tmp_path / "work"), AMPBENCH_GPU_CHECK_DEVICE="cpu",
+               AMPBENCH_GPU_CHECK_STAGES="env,archive", AMPBENCH_GPU_BUILD_DIR=str(fake_build(tmp_path)))
+    r = subprocess.run(["bash", str(SCRIPT)], env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    listing = subprocess.run(["tar", "-tzf", str(tmp_path / "work" / "ampbench-gpu-check.tar.gz")],
+                             capture_output=True, text=True, check=True).stdout.split()
+    assert "work/env.json" in listing and "work/gpu-check-summary.txt" in listing
+    assert not any(name.endswith(".tar.gz") for name in listing)
