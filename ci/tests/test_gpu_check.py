@@ -34,9 +34,11 @@ def test_floors_over_the_budget_are_refused_before_anything_runs(tmp_path):
 
 
 def fake_build(tmp_path):
-    """An ampbench whose `run` never ends, and micro-benchmarks that write their JSON."""
+    """An ampbench whose `run` never ends and whose `env` writes 4 MB (an
+    archive of that takes long enough for tar to notice its own growth), and
+    micro-benchmarks that write their JSON."""
     build = tmp_path / "build"
-    for rel, body in {"ampbench": 'case "$1" in run) sleep 60;; *) echo "{}";; esac',
+    for rel, body in {"ampbench": 'case "$1" in run) sleep 60;; *) head -c 3000000 /dev/urandom | base64;; esac',
                       "harness/amp/amp_bench": 'echo ok',
                       "kernels/kernels_bench": 'echo ok',
                       "suites/micro/harness_overhead_bench": 'echo ok'}.items():
