@@ -86,20 +86,18 @@ floors_after() {
   echo "$sum"
 }
 
-plan_cap() {
-  local entry
-  for entry in $PLAN; do [[ "${entry%%:*}" == "$1" ]] && { entry="${entry#*:}"; echo "${entry%%:*}"; return; }; done
+# plan_field NAME 1|2: the stage's cap (1) or floor (2); 0 when not planned.
+plan_field() {
+  local entry fields
+  for entry in $PLAN; do
+    IFS=: read -ra fields <<<"$entry"
+    [[ "${fields[0]}" == "$1" ]] && { echo "${fields[$2]}"; return; }
+  done
   echo 0
 }
 
 # Every later stage needs these, so they reserve nothing for the others.
 PREREQUISITES=" deps configure build "
-
-plan_floor() {
-  local entry
-  for entry in $PLAN; do [[ "${entry%%:*}" == "$1" ]] && { echo "${entry##*:}"; return; }; done
-  echo 0
-}
 
 # stage NAME DETAIL -- COMMAND...: runs COMMAND (output in $WORK/NAME.log)
 # under min(its cap, budget left - later floors), exported as STAGE_CAP for
@@ -107,13 +105,13 @@ plan_floor() {
 stage() {
   local name="$1" detail="$2"; shift 3
   local cap left
-  cap=$(plan_cap "$name")
+  cap=$(plan_field "$name" 1)
   left=$((deadline - $(date +%s)))
   [[ "$PREREQUISITES" == *" $name "* ]] || left=$((left - $(floors_after "$name")))
   # The outputs are always packed, in the archive's floor if nothing is left.
-  [[ "$name" == archive ]] && ((left < $(plan_floor archive))) && left=$(plan_floor archive)
+  [[ "$name" == archive ]] && ((left < $(plan_field archive 2))) && left=$(plan_field archive 2)
   if ! wanted "$name"; then line "$name skipped 0 s (not in AMPBENCH_GPU_CHECK_STAGES)"; return 0; fi
-  if ((DRY)); then line "$name dry-run: cap $cap s, floor $(plan_floor "$name") s: $*"; return 0; fi
+  if ((DRY)); then line "$name dry-run: cap $cap s, floor $(plan_field "$name" 2) s: $*"; return 0; fi
   ((cap > left)) && cap=$left
   if ((cap <= 5)); then line "$name FAIL 0 s over the ${BUDGET} s budget, not run"; failed=1; return 1; fi
   local t0 rc
@@ -209,13 +207,20 @@ PY
   return "$status"
 }
 
+# Sets the caller's `ceilings` to --ceilings with what qualify measured,
+# when it did (MFU per case).
+set_ceilings() {
+  ceilings=()
+  if [[ -f "$WORK/qualify/ceilings.json" ]]; then ceilings=(--ceilings "$WORK/qualify/ceilings.json"); fi
+}
+
 # The decoder cases first (large/): the MFU, fp16/bf16-over-fp32 and
 # C++/Python targets are theirs; Python eager times the plain ones; then the
 # GEMM MLP and channels_last CNN (large-mlp-cnn/) in the time left. Off CUDA
 # every large case is skipped with its reason (the suite is gpu_sized).
 run_large() {
   local ceilings=() t0=$SECONDS status=0
-  [[ -f "$WORK/qualify/ceilings.json" ]] && ceilings=(--ceilings "$WORK/qualify/ceilings.json")
+  set_ceilings
   large_run() {  # large_run SECONDS FILTER DIR
     timeout "$1" "$BUILD/ampbench" run --device "$DEVICE" --suite large --filter "$2" --no-report --overwrite \
       --out "$3" "${ceilings[@]}"
@@ -248,7 +253,7 @@ python_against() {
 run_compare() {
   [[ "$DEVICE" == cuda ]] || { echo "Python eager runs on CUDA only here (CPU: reference.python.side_by_side)"; return 0; }
   local ceilings=() t0=$SECONDS status=0
-  [[ -f "$WORK/qualify/ceilings.json" ]] && ceilings=(--ceilings "$WORK/qualify/ceilings.json")
+  set_ceilings
   timeout "$((STAGE_CAP / 2))" "$BUILD/ampbench" run --device cuda --suite throughput --filter '\+fused' --no-report \
     --overwrite --out "$WORK/throughput" "${ceilings[@]}" || status=$?
   python_against "$((STAGE_CAP - (SECONDS - t0) - 5))" throughput '\+fused$' "$WORK/throughput" || status=1
@@ -301,7 +306,7 @@ make_archive() {
 }
 
 export ROOT PY DEVICE BUILD WORK OUT JOBS deps summary QUALIFY_SUITES
-export -f check_deps configure write_env run_autocast_ops run_qualify run_large python_against run_compare run_targets run_distributed run_benches make_archive
+export -f check_deps configure write_env run_autocast_ops run_qualify set_ceilings run_large python_against run_compare run_targets run_distributed run_benches make_archive
 
 floors=$(floors_after "")
 if ((floors > BUDGET)); then

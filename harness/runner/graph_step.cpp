@@ -7,7 +7,6 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "data/synthetic_data.h"
 #include "runner/runner.h"
 #include "workloads/workload.h"
 
@@ -68,28 +67,23 @@ void GraphedStep::replay() {}
 
 namespace {
 
-// One timed-mode state trained `steps` steps on the cached batch, eagerly
-// or through a graph; its trained tensors and scale at the end.
+// One timed-mode state trained on the case's (cached) batch, eagerly or
+// through a graph; its trained tensors and scale at the end.
 struct Trained {
   std::vector<at::Tensor> params;
   double scale = 1;
 };
 
 Trained train(const CaseSpec& spec, const c10::Device& device, int warmup_steps, int replays, bool graphed) {
-  auto state = make_training_state(spec, device);
-  TrainingState& s = *state;
-  s.step_index = spec.steps;  // timed mode: past any injected inf
-  const Workload& workload = find_workload(spec.workload);
-  const SyntheticData data(data_options(spec), device);
-  int cursor = 0;
-  auto step = [&] { workload.step(s, micro_batches(data, workload.micro_batches(spec), cursor, true)); };
+  TimedTraining timed(spec, device);
+  auto step = [&] { timed.step(); };
   if (graphed) {
     GraphedStep graph(step, warmup_steps);
     for (int i = 0; i < replays; ++i) graph.replay();
   } else {
     for (int i = 0; i < warmup_steps + replays; ++i) step();
   }
-  return {s.parameters(), s.scaler.get_scale()};
+  return {timed.state().parameters(), timed.state().scaler.get_scale()};
 }
 
 // |a - b| in units of float32's ulp at b's largest magnitude.

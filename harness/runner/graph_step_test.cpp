@@ -10,9 +10,7 @@
 
 #include <atomic>
 
-#include "data/synthetic_data.h"
 #include "runner/runner.h"
-#include "workloads/workload.h"
 
 namespace ampbench {
 namespace {
@@ -78,16 +76,10 @@ class HostReads {
 // Host reads in one timed step (after one warm-up step) of `c` on the CPU.
 int host_reads_in_a_timed_step(CaseSpec c) {
   c.device = "cpu";
-  const c10::Device cpu(c10::kCPU);
-  auto state = make_training_state(c, cpu);
-  state->step_index = c.steps;
-  const Workload& workload = find_workload(c.workload);
-  const SyntheticData data(data_options(c), cpu);
-  int cursor = 0;
-  auto step = [&] { workload.step(*state, micro_batches(data, workload.micro_batches(c), cursor, true)); };
-  step();
+  TimedTraining timed(c, c10::Device(c10::kCPU));
+  timed.step();
   const HostReads reads;
-  step();
+  timed.step();
   return reads.count();
 }
 

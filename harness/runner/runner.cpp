@@ -257,18 +257,24 @@ DataOptions data_options(const CaseSpec& spec) {
   return d;
 }
 
+TimedTraining::TimedTraining(const CaseSpec& spec, const c10::Device& device, distributed::Context* context)
+    : state_(make_training_state(spec, device, context)),
+      workload_(find_workload(spec.workload)),
+      data_(data_options(spec), device),
+      micro_batches_(workload_.micro_batches(spec)),
+      cached_(spec.throughput.input == InputMode::kCached) {
+  state_->step_index = spec.steps;  // past any injected inf
+}
+
+TimedTraining::~TimedTraining() = default;
+
+void TimedTraining::step() { workload_.step(*state_, micro_batches(data_, micro_batches_, cursor_, cached_)); }
+
 ThroughputRecord measure_throughput(const CaseSpec& spec, const c10::Device& device, double slowdown,
                                     distributed::Context* context) {
   const ThroughputSettings& t = spec.throughput;
-  auto state = make_training_state(spec, device, context);
-  TrainingState& s = *state;
-  s.step_index = spec.steps;  // past any injected inf
-  const Workload& workload = find_workload(spec.workload);
-  const SyntheticData data(data_options(spec), device);
-  const bool cached = t.input == InputMode::kCached;
-  const int micro = workload.micro_batches(spec);
-  int cursor = 0;
-  auto eager_step = [&] { workload.step(s, micro_batches(data, micro, cursor, cached)); };
+  TimedTraining timed(spec, device, context);
+  auto eager_step = [&] { timed.step(); };
   // A "cuda_graph" case warms up on a side stream, captures one step and
   // times its replays.
   std::optional<GraphedStep> graph;
@@ -283,7 +289,7 @@ ThroughputRecord measure_throughput(const CaseSpec& spec, const c10::Device& dev
   rec.input = t.input;
   rec.warmup_steps = t.warmup_steps;
   rec.measured_steps = t.measured_steps;
-  rec.samples_per_step = workload.effective_batch(spec);
+  rec.samples_per_step = find_workload(spec.workload).effective_batch(spec);
   rec.training_flops_per_sample = training_flops_per_sample(spec.model, spec.sizes);
   DeviceTimer timer(device), step_timer(device);
   rec.timing_method = timer.method();

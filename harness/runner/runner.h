@@ -17,6 +17,8 @@ namespace ampbench {
 namespace distributed {
 struct Context;
 }  // namespace distributed
+struct TrainingState;
+class Workload;
 
 struct RunOptions {
   bool measure_throughput = true;
@@ -62,6 +64,28 @@ DataOptions data_options(const CaseSpec& spec);
 // The next `count` micro-batches from `cursor` (advanced), copied to the
 // device; or the one cached device batch, `count` times.
 std::vector<Batch> micro_batches(const SyntheticData& data, int count, int& cursor, bool cached);
+
+// A fresh state of `spec` in timed mode (past any injected inf, no host
+// reads for engagement) and the step that trains it on the case's input:
+// what the timed region, a CUDA-graph capture and the checks of both repeat.
+class TimedTraining {
+ public:
+  TimedTraining(const CaseSpec& spec, const c10::Device& device, distributed::Context* context = nullptr);
+  ~TimedTraining();
+  TimedTraining(const TimedTraining&) = delete;
+  TimedTraining& operator=(const TimedTraining&) = delete;
+
+  void step();
+  TrainingState& state() { return *state_; }
+
+ private:
+  std::unique_ptr<TrainingState> state_;
+  const Workload& workload_;
+  SyntheticData data_;
+  int micro_batches_;
+  bool cached_;
+  int cursor_ = 0;
+};
 
 // Throughput of `spec` alone (warm-up, repetitions, synchronized timing);
 // `context` for collective workloads.
