@@ -15,6 +15,7 @@ import numpy as np
 
 from ..runs import (as_array, config_label, group_by, ordered_unique, precision_key,
                     trajectory, varying_fields, verdict_text)
+from .layout import finish, unique_handles
 from .style import SKIP_MARKER, grid_figure, light_log_axis, linestyle, precision_color, wants_log_scale
 
 # Log axes cannot show an exact zero (the first step of a deterministic run
@@ -64,15 +65,15 @@ def _per_model(cases, draw_panel, title):
         ax.set_title(f"{model}{': ' + panel_title if panel_title else ''}", fontsize=10)
         ax.set_xlabel("optimizer step")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="best")
-    fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
+    # One legend beside the panels: inside, a suite's 10+ curves per panel
+    # leave no empty corner for it.
+    finish(fig, title, unique_handles(axes))
     return fig
 
 
-def _line_kwargs(case, fields, styles, extra: str = "") -> dict:
+def _line_kwargs(case, fields, styles) -> dict:
     config = config_label(case, fields)
-    label = " ".join(filter(None, [case["precision"], config])) + extra
+    label = " ".join(filter(None, [case["precision"], config]))
     kwargs = {"color": precision_color(case["precision"]), "linestyle": styles[config],
               "label": label, "linewidth": 1.4}
     if case["precision"] == "fp32":
@@ -104,9 +105,10 @@ def _draw_deviation(ax, cases, fields, styles):
         dev = as_array(case["check"]["deviation_per_step"])
         clipped |= bool(np.any(dev < DEVIATION_FLOOR))
         dev = np.where(dev < DEVIATION_FLOOR, DEVIATION_FLOOR, dev)
-        kwargs = _line_kwargs(case, fields, styles, extra=f": {verdict_text(case)}")
+        kwargs = _line_kwargs(case, fields, styles)
         if case["expect"] == "fail":
             kwargs["linestyle"] = "--"  # negative controls: dashed, whatever their family
+            kwargs["label"] += f" (control: {verdict_text(case)})"
         ax.plot(np.arange(len(dev)), dev, **kwargs)
         _mark_first_crossing(ax, case, dev, kwargs["color"])
         if case["expect"] == "pass":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .layout import finish
 from .style import new_figure, precision_color, precision_handles
 from ..runs import precision_key
 
@@ -16,20 +17,19 @@ def ddp_figure(run):
     fig = new_figure(max(10.0, 1.2 * len(cases) + 6), 4.6)
     left, right = fig.subplots(1, 2)
     labels = [c["id"] for c in cases]
-    _draw_efficiency(left, cases)
+    ideal = _draw_efficiency(left, cases)
     _draw_per_rank(right, cases)
     for ax in (left, right):
         ax.set_xticks(range(len(cases)))
         ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
         ax.grid(axis="y", alpha=0.3)
     precisions = sorted({c["precision"] for c in cases}, key=precision_key)
-    fig.legend(handles=precision_handles(precisions), loc="upper right", ncol=len(precisions))
-    fig.suptitle(f"Distributed scaling ({run.label})", fontsize=11, x=0.02, ha="left")
-    fig.tight_layout(rect=(0, 0, 1, 0.93))
+    finish(fig, f"Distributed scaling ({run.label})", precision_handles(precisions) + [ideal])
     return fig
 
 
-def _draw_efficiency(ax, cases) -> None:
+def _draw_efficiency(ax, cases):
+    """Draws the panel; returns the ideal line for the figure's legend."""
     for x, case in enumerate(cases):
         ddp = case["ddp"]
         pct = 100.0 * ddp["scaling_efficiency"]
@@ -38,11 +38,11 @@ def _draw_efficiency(ax, cases) -> None:
         ax.text(x, pct / 2, f"{pct:.0f}%\n{ddp['replicas']} replicas\n"
                 f"{ddp['aggregate_samples_per_s']:.0f}\nsamples/s",
                 ha="center", va="center", fontsize=7, color="white", fontweight="bold")
-    ax.axhline(100.0, color="black", linestyle="--", linewidth=1, label="ideal (100%)")
+    ideal = ax.axhline(100.0, color="black", linestyle="--", linewidth=1, label="ideal (100%)")
     ax.set_ylabel("scaling efficiency (%)\naggregate / (replicas × single-device)")
     ax.set_title("scaling efficiency")
     ax.set_ylim(0, max(110.0, 1.1 * max(100 * c["ddp"]["scaling_efficiency"] for c in cases)))
-    ax.legend(fontsize=8, loc="upper right")
+    return ideal
 
 
 def _draw_per_rank(ax, cases) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 from ..runs import implementation, ordered_unique
+from .layout import finish
 from .style import new_figure
 
 MARKERS = {"Python eager": "o", "Python torch.compile": "D"}
@@ -56,9 +57,7 @@ def implementation_figure(runs):
     ax.invert_yaxis()
     ax.set_xlabel("C++ median samples/s over Python's (log scale; > 1: C++ faster)")
     ax.grid(axis="x", alpha=0.3)
-    ax.legend(fontsize=8, loc="lower right")
-    ax.set_title(f"{cpp.tag} (C++) against Python, per case", fontsize=11)
-    fig.tight_layout()
+    finish(fig, f"{cpp.tag} (C++) against Python, per case", ax.get_legend_handles_labels()[0])
     return fig
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from ..gradients import AT_SCALE, AT_SCALE_1, NONFINITE, mean_fraction, scaler_pairs, series
+from .layout import finish, unique_handles
 from .style import SKIP_MARKER, grid_figure, light_log_axis, precision_color
 
 # Panels beyond this would make a conformance suite's figure metres long; the
@@ -36,10 +37,8 @@ def underflow_figure(run):
         _draw_panel(ax, case, base, floor)
     selection = "" if len(shown) == len(pairs) else \
         f"{len(shown)} of {len(pairs)} fp16 cases, most underflow at scale 1 first; "
-    # Short lines: with a single panel the figure is only one panel wide.
-    fig.suptitle(f"fp16 gradient underflow (< 2⁻²⁴) per step,\nwithout and with the loss scaler\n"
-                 f"{selection}0 drawn at {floor:g}\n{run.label}", fontsize=10)
-    fig.tight_layout()
+    finish(fig, f"fp16 gradient underflow (< 2⁻²⁴) per step, without and with the loss scaler; "
+                f"{selection}0 drawn at {floor:g}\n{run.label}", unique_handles(axes), title_size=10)
     return fig
 
 
@@ -77,7 +76,6 @@ def _draw_panel(ax, case, base, floor) -> None:
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("fraction of gradient values\nunderflowing fp16 (log)", fontsize=9)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="best")
 
 
 def _plot(ax, case, key, floor, **style) -> np.ndarray:

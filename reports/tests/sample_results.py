@@ -15,23 +15,26 @@ import json
 
 import numpy as np
 
-TOLERANCE = {"fp16": 0.01, "bf16": 0.03}
-NOISE = {"fp32": 0.0, "fp16": 5e-4, "bf16": 4e-3}
-SPEEDUP = {"fp32": 1.0, "fp16": 1.8, "bf16": 1.6}
+TOLERANCE = {"fp16": 0.01, "o2": 0.01, "o3": 0.01, "bf16": 0.03}
+NOISE = {"fp32": 0.0, "fp16": 5e-4, "o2": 6e-4, "o3": 8e-4, "bf16": 4e-3}
+SPEEDUP = {"fp32": 1.0, "fp16": 1.8, "o2": 1.9, "o3": 2.0, "bf16": 1.6}
 BASE_RATE = {"mlp": 50000.0, "cnn": 4000.0, "transformer": 1500.0}
+OTHER_MODEL_RATE = 2500.0   # users' own models: any name works
+PRECISIONS = ("fp32", "fp16", "bf16")
 SKIPPED_STEP = 3       # the fp16 step whose gradients overflow
 
 
 def make_results(*, gpu="NVIDIA A100-SXM4-40GB", libtorch="2.11.0", speed=1.0,
                  workloads=("plain", "clip_norm", "accumulation"), models=("mlp", "cnn"),
                  optimizers=("sgd",), steps=12, ddp=True, negative_controls=True,
-                 skipped=("accumulation/cnn/bf16/sgd",)) -> dict:
+                 skipped=("accumulation/cnn/bf16/sgd",), precisions=PRECISIONS) -> dict:
     rng = np.random.default_rng(7)
     cases = []
     for workload in workloads:
         for model in models:
             for optimizer in optimizers:
-                cases += _precision_triplet(rng, workload, model, optimizer, steps, speed, skipped)
+                cases += _precision_triplet(rng, workload, model, optimizer, steps, speed, skipped,
+                                            precisions)
     if "plain" in workloads:
         cases += _tagged_pair(rng, steps, speed)
     if negative_controls:
@@ -69,11 +72,11 @@ def write_results(path, doc) -> str:
 
 # -- case builders ------------------------------------------------------------
 
-def _precision_triplet(rng, workload, model, optimizer, steps, speed, skipped) -> list:
+def _precision_triplet(rng, workload, model, optimizer, steps, speed, skipped, precisions) -> list:
     base_id = f"{workload}/{model}/fp32/{optimizer}"
     fp32_loss = _fp32_loss(rng, steps)
     cases = []
-    for precision in ("fp32", "fp16", "bf16"):
+    for precision in precisions:
         case_id = f"{workload}/{model}/{precision}/{optimizer}"
         if case_id in skipped:
             cases.append(_skipped_case(case_id, workload, model, precision, optimizer,
@@ -81,12 +84,16 @@ def _precision_triplet(rng, workload, model, optimizer, steps, speed, skipped) -
             continue
         loss = fp32_loss * (1 + NOISE[precision] * rng.standard_normal(steps))
         case = _case(case_id, workload, model, precision, optimizer, steps, loss)
-        case["throughput"] = _throughput(rng, BASE_RATE[model] * SPEEDUP[precision] * speed)
+        case["throughput"] = _throughput(rng, base_rate(model) * SPEEDUP[precision] * speed)
         if precision != "fp32":
             case["baseline_id"] = base_id
             case["check"] = _check(loss, fp32_loss, TOLERANCE[precision])
         cases.append(case)
     return cases
+
+
+def base_rate(model) -> float:
+    return BASE_RATE.get(model, OTHER_MODEL_RATE)
 
 
 def _tagged_pair(rng, steps, speed) -> list:
@@ -143,11 +150,12 @@ def _ddp_cases(rng, steps, speed) -> list:
 
 def _case(case_id, workload, model, precision, optimizer, steps, loss, *, variant="correct",
           expect="pass", status="pass", world_size=1, tag="") -> dict:
-    scale, skipped = _scale_trajectory(steps) if precision == "fp16" else ([1.0] * steps, [False] * steps)
+    scaled = precision in ("fp16", "o2")
+    scale, skipped = _scale_trajectory(steps) if scaled else ([1.0] * steps, [False] * steps)
     return {
         "id": case_id, "workload": workload, "variant": variant, "model": model,
         "precision": precision, "optimizer": optimizer, "tag": tag,
-        "scaler_enabled": precision == "fp16", "device": "cuda",
+        "scaler_enabled": scaled, "device": "cuda",
         "world_size": world_size, "batch_size": 64, "steps": steps, "seed": 1,
         "expect": expect, "status": status, "conforms": status == expect, "reason": None,
         "baseline_id": None,
@@ -230,7 +238,9 @@ A100_CEILINGS = {
 # Analytic FLOPs of one training sample (forward + backward ≈ 3 × forward),
 # sized so the fixture's fp32 rates (BASE_RATE) land near 30% of A100 fp32.
 FLOPS_PER_SAMPLE = {"mlp": 1.2e8, "cnn": 1.5e9, "transformer": 4.0e9}
+OTHER_MODEL_FLOPS = 3.0e9
 UNDERFLOW_AT_SCALE_1 = {"mlp": 0.35, "cnn": 0.02, "transformer": 0.6}
+OTHER_MODEL_UNDERFLOW = 0.1
 
 
 def add_utilisation(doc, ceilings=A100_CEILINGS) -> dict:
@@ -245,9 +255,10 @@ def add_utilisation(doc, ceilings=A100_CEILINGS) -> dict:
         if tp is None:
             continue
         base = by_id.get(case["baseline_id"]) if case["baseline_id"] else None
-        achieved = tp["median"] * FLOPS_PER_SAMPLE[case["model"]]
+        flops = FLOPS_PER_SAMPLE.get(case["model"], OTHER_MODEL_FLOPS)
+        achieved = tp["median"] * flops
         ceiling, fp32_ceiling = rates.get(case["precision"]), rates.get("fp32")
-        tp.update(training_flops_per_sample=FLOPS_PER_SAMPLE[case["model"]],
+        tp.update(training_flops_per_sample=flops,
                   achieved_flops_per_s=achieved,
                   speedup_vs_fp32=tp["median"] / base["throughput"]["median"]
                   if base and base["throughput"] else None,
@@ -266,7 +277,7 @@ def add_grad_health(doc) -> dict:
             continue
         scale = case["trajectory"]["scale"]
         steps = len(scale)
-        unscaled = np.clip(UNDERFLOW_AT_SCALE_1[case["model"]] * (1 + 0.1 * rng.standard_normal(steps)), 0, 1)
+        unscaled = np.clip(UNDERFLOW_AT_SCALE_1.get(case["model"], OTHER_MODEL_UNDERFLOW) * (1 + 0.1 * rng.standard_normal(steps)), 0, 1)
         scaled = unscaled if case["precision"] == "fp32" else np.where(np.arange(steps) % 3 == 0, 1e-5, 0.0)
         skipped = case["trajectory"]["skipped"]
         case["grad_health"] = {
@@ -276,3 +287,24 @@ def add_grad_health(doc) -> dict:
             "nonfinite": [7 if s else 0 for s in skipped],
         }
     return doc
+
+
+# -- suites the size of the real ones -------------------------------------------------
+
+SMOKE_WORKLOADS = ("plain", "clip_norm", "clip_value", "penalty", "accumulation", "resume")
+SMOKE_PRECISIONS = ("fp32", "fp16", "o2", "o3", "bf16")
+# Real architectures and users' own models, for the suite grown 5x.
+MORE_MODELS = ("resnet18", "vit_tiny", "gpt2_small", "bert_base", "unet")
+
+
+def smoke_like(grown: bool = False, **overrides) -> dict:
+    """A suite shaped like the smoke suite (6 workloads x 3 models x 5
+    precisions, controls, DDP; ~100 cases), or grown ~5x the way the report
+    will grow: more models, and a second optimizer.  With utilisation and
+    gradient health, so every figure kind is drawn."""
+    shape = {"workloads": SMOKE_WORKLOADS, "precisions": SMOKE_PRECISIONS, "steps": 10,
+             "models": ("mlp", "cnn", "transformer"), "skipped": ()}
+    if grown:
+        shape.update(models=shape["models"] + MORE_MODELS, optimizers=("sgd", "adamw"))
+    shape.update(overrides)
+    return add_grad_health(add_utilisation(make_results(**shape)))

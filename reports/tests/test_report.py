@@ -260,7 +260,7 @@ def test_cpp_against_python_gets_a_per_case_ratio_figure(tmp_path):
     assert ratio(case, runs[1].case(case["id"])) == pytest.approx(
         case["throughput"]["median"] / runs[1].case(case["id"])["throughput"]["median"])
     fig = implementation_figure(runs)
-    assert fig is not None and "C++ / Python eager" in fig.axes[0].get_legend().get_texts()[0].get_text()
+    assert fig is not None and "C++ / Python eager" in fig.legends[0].get_texts()[0].get_text()
     out = tmp_path / "report"
     build_report(paths, out, jobs=1)
     assert (out / "implementations.png").read_bytes().startswith(PNG_MAGIC)
