@@ -24,6 +24,7 @@ APT_PACKAGES=(
   clang  # ci/fuzz.sh: libFuzzer with ASan + UBSan (harness/fuzz)
   libre2-dev  # --filter: linear-time regular expressions (harness/runner/case_filter.h)
   libgloo-dev  # headers only: torch's ProcessGroupGloo.hpp includes them (harness/distributed)
+  chromium chromium-driver  # reports/tests/test_browser.py: the report opened in headless Chromium
 )
 
 missing_apt_packages() {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,15 +18,19 @@ from .runs import load_runs
 @dataclass(frozen=True)
 class Report:
     out_dir: Path
-    figures: tuple     # FigureFile per PNG written
+    figures: tuple     # FigureFile per figure drawn
     runs: tuple
+    single_file: bool = False
 
 
-def build_report(paths, out_dir, jobs: int | None = None, autocast_ops=None) -> Report:
+def build_report(paths, out_dir, jobs: int | None = None, autocast_ops=None,
+                 single_file: bool = False) -> Report:
     """Write index.html, report.md and PNG figures for `paths` into out_dir.
 
     jobs: processes drawing figures (default: the CPUs available; 1 = serial).
     autocast_ops: an `ampbench autocast-ops` autocast-ops.json, tabulated at the end.
+    single_file: out_dir gets index.html alone, every figure embedded in it
+    (a data URI), to attach or host as it is.
 
     Raises schema.ResultsError for unusable input (before touching out_dir)
     and output.OutputError when the folder cannot be written; in both cases
@@ -40,6 +45,16 @@ def build_report(paths, out_dir, jobs: int | None = None, autocast_ops=None) -> 
         blocks = build_document(runs, figures)
         if policy:
             blocks += autocast_section(policy)
-        (stage / "report.md").write_text(render_markdown(blocks), encoding="utf-8")
-        (stage / "index.html").write_text(render_html(blocks), encoding="utf-8")
-    return Report(Path(out_dir), tuple(figures), tuple(runs))
+        if single_file:
+            html = render_html(blocks, image_src=lambda src: _data_uri(stage / src))
+            for figure in figures:
+                (stage / figure.name).unlink()
+        else:
+            html = render_html(blocks)
+            (stage / "report.md").write_text(render_markdown(blocks), encoding="utf-8")
+        (stage / "index.html").write_text(html, encoding="utf-8")
+    return Report(Path(out_dir), tuple(figures), tuple(runs), single_file)
+
+
+def _data_uri(png: Path) -> str:
+    return "data:image/png;base64," + base64.b64encode(png.read_bytes()).decode("ascii")

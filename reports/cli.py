@@ -23,6 +23,8 @@ def parse_args(argv):
                         help="report folder; replaced as a whole, and only on success")
     parser.add_argument("--autocast-ops", metavar="AUTOCAST-OPS.json",
                         help="an `ampbench autocast-ops` table to add as a section")
+    parser.add_argument("--single-file", action="store_true",
+                        help="write index.html alone, the figures embedded in it (to attach or host as is)")
     parser.add_argument("--jobs", type=int, default=None, metavar="N",
                         help="processes drawing figures (default: available CPUs, 1 = serial)")
     return parser.parse_args(argv)
@@ -31,12 +33,16 @@ def parse_args(argv):
 def main(argv=None) -> int:
     args = parse_args(argv)
     try:
-        report = build_report(args.results, args.out, jobs=args.jobs, autocast_ops=args.autocast_ops)
+        report = build_report(args.results, args.out, jobs=args.jobs, autocast_ops=args.autocast_ops,
+                              single_file=args.single_file)
     except ResultsError as exc:
         return _fail(exc.path, exc.reason, EXIT_BAD_INPUT)
     except OutputError as exc:
         return _fail(exc.path, exc.reason, EXIT_OUTPUT)
-    print(f"reports: wrote {report.out_dir / 'index.html'}, report.md and {len(report.figures)} figures")
+    if report.single_file:
+        print(f"reports: wrote {report.out_dir / 'index.html'} with {len(report.figures)} figures embedded")
+    else:
+        print(f"reports: wrote {report.out_dir / 'index.html'}, report.md and {len(report.figures)} figures")
     return 0
 
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from . import tables
-from .blocks import Bullets, Heading, Image, Text
+from .anchors import verdict_heading
+from .blocks import Bullets, Details, Heading, Image, Text
 from .ceilings import has_achieved_flops, run_ceilings
 from .engagement import engagement_tables
 from .gradients import health_cases
+from .summary import headline_table, verdict_blocks
 
 CURVE_SECTIONS = (  # (figure kind, heading) in reading order inside a run
     ("loss", "Loss curves"),
@@ -17,15 +19,32 @@ DDP_SECTION = ("ddp", "Distributed scaling")
 
 
 def build_document(runs, figures) -> list:
-    blocks = [Heading(1, "ampbench report"),
-              Text("Result files: " + ", ".join(f"{r.tag} = {r.path.name}" for r in runs) + "."),
-              Heading(2, "Environment"),
-              tables.env_table(runs)]
+    # Answer first: the verdict and the headline numbers fill the first
+    # screen; the environment that qualifies them follows in one line each.
+    blocks = [Heading(1, "ampbench report"), *_summary_section(runs), *_environment_section(runs)]
     if len(runs) > 1:
         blocks += _comparison_section(runs, [f for f in figures if f.run_tag is None])
     for run in runs:
         blocks += _run_section(run, [f for f in figures if f.run_tag == run.tag])
     return blocks
+
+
+def _summary_section(runs) -> list:
+    blocks = [Heading(2, "Summary")]
+    for run in runs:
+        blocks += verdict_blocks(run)
+    if len(runs) == 1:
+        blocks += [Text("Headline per model and precision: samples/s and speedup of the plain training "
+                        "loop (the headline case), the speedup over all timed cases, MFU where the "
+                        "hardware ceilings were measured."),
+                   headline_table(runs[0])]
+    return blocks
+
+
+def _environment_section(runs) -> list:
+    return [Heading(2, "Environment"),
+            Bullets(tuple(tables.env_line(r) for r in runs)),
+            Details("Every recorded environment value", (tables.env_table(runs),))]
 
 
 def _comparison_section(runs, figures) -> list:
@@ -43,7 +62,7 @@ def _run_section(run, figures) -> list:
     level = 2
     blocks = [Heading(level, f"{run.label} (suite {run.data['suite']})")]
     blocks += [Text(w, warning=True) for w in tables.run_warnings(run)]
-    blocks += [Heading(level + 1, "Verdicts"), Bullets(tuple(tables.verdict_summary(run))),
+    blocks += [Heading(level + 1, verdict_heading(run)), Bullets(tuple(tables.verdict_summary(run))),
                tables.verdict_table(run)]
     blocks += _engagement_section(run, level + 1)
     blocks += [Heading(level + 1, "Throughput")]

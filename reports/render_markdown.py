@@ -4,11 +4,21 @@ from __future__ import annotations
 
 from functools import singledispatch
 
-from .blocks import Bullets, Heading, Image, Table, Text
+from .blocks import Bullets, Details, Fold, Heading, Image, Link, Table, Text
 
 
 def render_markdown(blocks) -> str:
     return "\n\n".join(_render(b) for b in blocks) + "\n"
+
+
+def inline(content) -> str:
+    if isinstance(content, Link):
+        return f"[{content.text}]({content.md_href or content.href})"
+    if isinstance(content, Fold):
+        return content.text  # Markdown cannot fold inside a table cell; the table is folded
+    if isinstance(content, tuple):
+        return "".join(inline(part) for part in content)
+    return str(content)
 
 
 @singledispatch
@@ -23,12 +33,15 @@ def _(block: Heading) -> str:
 
 @_render.register
 def _(block: Text) -> str:
-    return f"> **Warning:** {block.text}" if block.warning else block.text
+    text = inline(block.text)
+    if block.warning:
+        return f"> **Warning:** {text}"
+    return f"**{text}**" if block.tone else text
 
 
 @_render.register
 def _(block: Bullets) -> str:
-    return "\n".join(f"- {item}" for item in block.items)
+    return "\n".join(f"- {inline(item)}" for item in block.items)
 
 
 @_render.register
@@ -43,11 +56,18 @@ def _(block: Image) -> str:
     return f"![{block.caption}]({block.src})"
 
 
+@_render.register
+def _(block: Details) -> str:
+    # GitHub renders Markdown inside <details> when blank lines surround it.
+    inner = "\n\n".join(_render(b) for b in block.blocks)
+    return f"<details><summary>{block.summary}</summary>\n\n{inner}\n\n</details>"
+
+
 def _row(cells) -> str:
     return "| " + " | ".join(_cell(c) for c in cells) + " |"
 
 
-def _cell(text) -> str:
+def _cell(content) -> str:
     # A pipe would end the cell, a newline the table; both come from free
     # text such as skip reasons.
-    return " ".join(str(text).split()).replace("|", "\\|")
+    return " ".join(inline(content).split()).replace("|", "\\|")

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections import Counter
 
 from . import gradients
-from .blocks import Table
+from .blocks import Fold, Table
 from .ceilings import matmul_ceilings, utilisation
+from .anchors import case_anchor
 from .runs import ordered_unique, precision_key, speedup, verdict_text
 
 ENV_ROWS = ("host", "os", "cpu_model", "cpu_cores", "device", "gpu_name",
@@ -19,10 +20,12 @@ ENV_ROWS = ("host", "os", "cpu_model", "cpu_cores", "device", "gpu_name",
 # env keys with a table of their own; as one-liners they would be unreadable.
 ENV_OWN_TABLES = ("ceilings",)
 DASH = "—"
+FOLD_AT = 80   # characters: longer environment values fold (the float32 math state is ~600)
 
 
-def _table(headers, rows, verdict_columns=()) -> Table:
-    return Table(tuple(headers), [tuple(r) for r in rows], tuple(verdict_columns))
+def make_table(headers, rows, verdict_columns=(), row_ids=()) -> Table:
+    return Table(tuple(headers), [tuple(r) for r in rows], tuple(verdict_columns), tuple(row_ids))
+
 
 
 # -- number formats ---------------------------------------------------------
@@ -71,8 +74,23 @@ def env_table(runs):
             ("finished (UTC)", lambda r: r.data["finished_utc"]),
             ("complete", lambda r: r.data["complete"]), ("cases", lambda r: len(r.cases))]
     rows = [(name, *(fmt_value(get(r)) for r in runs)) for name, get in meta]
-    rows += [(key, *(fmt_value(r.env.get(key)) for r in runs)) for key in _env_keys(runs)]
-    return _table(["", *(r.tag for r in runs)], rows)
+    rows += [(key, *(_folded(fmt_value(r.env.get(key))) for r in runs)) for key in _env_keys(runs)]
+    return make_table(["", *(r.tag for r in runs)], rows)
+
+
+def _folded(text: str):
+    return Fold(text) if len(text) > FOLD_AT else text
+
+
+def env_line(run) -> str:
+    """The environment in one line: what a reader needs to place the numbers."""
+    data, env = run.data, run.env
+    commit = env.get("git_commit") or "?"
+    dirty = " (uncommitted changes)" if env.get("git_dirty") is True else ""
+    span = " – ".join(str(t) for t in (data["started_utc"], data["finished_utc"]) if t)
+    state = "" if data["complete"] else ", INCOMPLETE"
+    return (f"{run.label}; suite {data['suite']}, {len(run.cases)} cases{state}; "
+            f"commit {commit}{dirty}; {span or 'time not recorded'}; file {run.path.name}")
 
 
 def _env_keys(runs) -> list:
@@ -128,7 +146,8 @@ def negative_control_line(cases) -> str:
 def verdict_table(run):
     headers = ("case", "expect", "status", "conforms", "max loss dev / tol",
                "distance / bound (metric, step)", "first crossing step", "reason / failures")
-    return _table(headers, [_verdict_row(c) for c in run.cases], verdict_columns=(2,))
+    return make_table(headers, [_verdict_row(c) for c in run.cases], verdict_columns=(2,),
+                  row_ids=[case_anchor(run, c["id"]) for c in run.cases])
 
 
 def _verdict_row(case) -> tuple:
@@ -180,7 +199,7 @@ def throughput_table(run):
     headers = ("case", "precision", "input", "median (samples/s)", "min – max", "IQR",
                "reps", "speedup vs fp32", "peak memory")
     rows = [_throughput_row(run, c) for c in run.cases if c["throughput"]]
-    return _table(headers, rows)
+    return make_table(headers, rows)
 
 
 def _throughput_row(run, case) -> tuple:
@@ -204,7 +223,7 @@ def precision_columns_table(run):
         cells.setdefault(row, {})[c["precision"]] = (
             f"{fmt_rate(c['throughput']['median'])} ({fmt_ratio(speedup(run, c))}) {verdict_text(c)}")
     headers = ("case", *(("fp16 (O1)" if p == "fp16" else p) for p in precisions))
-    return _table(headers, [(row, *(by.get(p, DASH) for p in precisions)) for row, by in cells.items()])
+    return make_table(headers, [(row, *(by.get(p, DASH) for p in precisions)) for row, by in cells.items()])
 
 
 # -- hardware ceilings and utilisation ---------------------------------------------
@@ -219,7 +238,7 @@ def ceilings_table(ceilings: dict):
     rows += [("GEMM size n (n×n×n)", fmt_value(ceilings.get("gemm_size"))),
              ("copy size", DASH if copy_bytes is None else fmt_bytes(copy_bytes)),
              ("repetitions (median reported)", fmt_value(ceilings.get("repetitions")))]
-    return _table(("ceiling", "value"), rows)
+    return make_table(("ceiling", "value"), rows)
 
 
 def _ceiling_cell(rate, note) -> str:
@@ -239,7 +258,7 @@ def utilisation_table(run):
         gflops = None if use.achieved_flops_per_s is None else use.achieved_flops_per_s / 1e9
         rows.append((case["id"], case["precision"], fmt_measure(gflops), fmt_percent(use.mfu),
                      fmt_ratio(use.speedup), fmt_ratio(use.ceiling_ratio)))
-    return _table(headers, rows)
+    return make_table(headers, rows)
 
 
 # -- gradient health -------------------------------------------------------------------
@@ -254,7 +273,7 @@ def grad_health_table(run):
                      fmt_small(gradients.mean_fraction(case, gradients.AT_SCALE_1)),
                      fmt_small(gradients.mean_fraction(case, gradients.AT_SCALE)),
                      DASH if steps is None else str(steps)))
-    return _table(headers, rows)
+    return make_table(headers, rows)
 
 
 # -- several files -------------------------------------------------------------------
@@ -263,7 +282,7 @@ def compare_throughput_table(runs):
     ids = ordered_unique(c["id"] for r in runs for c in r.cases if c["throughput"])
     headers = ["case", *(f"{r.tag} median (samples/s)" for r in runs),
                *(f"{r.tag} / {runs[0].tag}" for r in runs[1:])]
-    return _table(headers, [_compare_row(runs, case_id) for case_id in ids])
+    return make_table(headers, [_compare_row(runs, case_id) for case_id in ids])
 
 
 def _compare_row(runs, case_id) -> tuple:
@@ -284,5 +303,5 @@ def verdict_difference_table(runs):
         statuses = [run.case(case_id)["status"] if run.case(case_id) else DASH for run in runs]
         if len(set(statuses)) > 1:
             rows.append((case_id, *statuses))
-    return _table(["case", *(r.tag for r in runs)], rows,
+    return make_table(["case", *(r.tag for r in runs)], rows,
                   verdict_columns=range(1, len(runs) + 1))

@@ -1,0 +1,144 @@
+"""The answer first: what a reader of the report came for, in a few lines.
+
+Conforming or not (the failing cases named and linked to their rows), how
+many negative controls were caught and by what margin, and a headline table
+per model and precision.  Everything here is also in the sections below; the
+summary only chooses and links.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+from .anchors import case_link
+from .blocks import Bullets, Text
+from .ceilings import utilisation
+from .runs import group_by, precision_key, speedup
+from .tables import DASH, make_table, fmt_percent, fmt_rate, fmt_ratio
+
+HEADLINE_WORKLOAD = "plain"   # the plain training loop: what "samples/s of a model" means
+
+
+def bound_ratio(case):
+    """Distance over bound of the case's worst metric: > 1 failed the check.
+    Schema 2 writes it; schema 1 has only the loss deviation and its tolerance."""
+    check = case.get("check")
+    if not check:
+        return None
+    if check.get("max_ratio") is not None:
+        return check["max_ratio"]
+    deviation = check["metrics"].get("max_loss_rel_dev")
+    tolerance = check["tolerances"].get("loss_rel")
+    return deviation / tolerance if deviation is not None and tolerance else None
+
+
+# -- the verdict ------------------------------------------------------------------
+
+def verdict_blocks(run) -> list:
+    """The run's verdict line and its evidence (controls, margins), linked."""
+    bad = [c for c in run.cases if c["conforms"] is False]
+    counts = Counter(c["status"] for c in run.cases)
+    tally = ", ".join(f"{counts.get(s, 0)} {s}" for s in ("pass", "fail", "skipped", "error"))
+    if bad:
+        line = Text((f"{run.tag}: NOT CONFORMING: {len(bad)} of {len(run.cases)} cases do not conform "
+                     f"to their expectation: ", *_joined(run, [c["id"] for c in bad]),
+                     f". ({tally})"), tone="bad")
+    elif not run.cases:
+        line = Text(f"{run.tag}: no case has finished yet.", warning=True)
+    else:
+        line = Text(f"{run.tag}: CONFORMING: every case that ran conforms to its expectation ({tally}).",
+                    tone="ok")
+    return [line, Bullets(tuple(filter(None, [_controls_line(run), _margin_line(run)])))]
+
+
+def _joined(run, ids) -> list:
+    parts = []
+    for k, case_id in enumerate(ids):
+        parts += [", "] if k else []
+        parts.append(case_link(run, case_id))
+    return parts
+
+
+def _controls_line(run):
+    controls = [c for c in run.cases if c["expect"] == "fail" and c["status"] != "skipped"]
+    if not controls:
+        return "No negative controls ran: nothing shows the checker can fail a wrong recipe."
+    caught = [c for c in controls if c["status"] == "fail"]
+    parts = [f"Negative controls: {len(caught)} of {len(controls)} caught"]
+    rated = [(bound_ratio(c), c["id"]) for c in caught if bound_ratio(c) is not None]
+    if rated:
+        ratio, case_id = min(rated)
+        parts += [f"; the closest call still exceeded its bound {ratio:.3g}× (", case_link(run, case_id), ")"]
+    missed = [c["id"] for c in controls if c["status"] != "fail"]
+    if missed:
+        parts += ["; MISSED: ", *_joined(run, missed)]
+    return tuple(parts)
+
+
+def _margin_line(run):
+    """How close the correct cases came to their bounds: the teeth's other side."""
+    rated = [(bound_ratio(c), c["id"]) for c in run.cases
+             if c["expect"] == "pass" and c["status"] == "pass" and bound_ratio(c) is not None]
+    if not rated:
+        return None
+    ratio, case_id = max(rated)
+    return (f"Margin: the conforming case nearest its bound used {100 * ratio:.3g}% of it (",
+            case_link(run, case_id), f"); {len(rated)} checks compared with fp32.")
+
+
+# -- the headline table --------------------------------------------------------------
+
+def headline_rows(run) -> dict:
+    """{(model, precision): HeadlineRow-like dict} over single-device, correct cases."""
+    eligible = [c for c in run.cases if c["expect"] != "fail" and not c.get("ddp")
+                and (c.get("world_size") or 1) == 1]
+    rows = {}
+    for (model, precision), cases in _by_model_precision(eligible).items():
+        timed = [c for c in cases if c["throughput"]]
+        lead = _lead_case(timed)
+        ratios = [r for r in (speedup(run, c) for c in timed) if r]
+        ran = [c for c in cases if c["status"] != "skipped"]
+        use = utilisation(run, lead) if lead else None
+        rows[(model, precision)] = {
+            "lead": lead, "speedup": speedup(run, lead) if lead else None,
+            "ratios": ratios, "mfu": use.mfu if use else None,
+            "conform": (sum(1 for c in ran if c["conforms"]), len(ran))}
+    return rows
+
+
+def _by_model_precision(cases) -> dict:
+    groups = {}
+    for model, model_cases in group_by(cases, "model").items():
+        for precision in sorted({c["precision"] for c in model_cases}, key=precision_key):
+            groups[(model, precision)] = [c for c in model_cases if c["precision"] == precision]
+    return groups
+
+
+def _lead_case(timed):
+    """The plain loop's case if the suite has one, else the first timed one."""
+    plain = [c for c in timed if c["workload"] == HEADLINE_WORKLOAD and not c.get("tag")]
+    return (plain or timed or [None])[0]
+
+
+def headline_table(run):
+    rows, row_data = headline_rows(run), []
+    for (model, precision), row in rows.items():
+        lead = row["lead"]
+        row_data.append((model, precision,
+                         case_link(run, lead["id"]) if lead else DASH,
+                         fmt_rate(lead["throughput"]["median"]) if lead else DASH,
+                         fmt_ratio(row["speedup"]) if precision != "fp32" else "1 (baseline)",
+                         _geo_range(row["ratios"]) if precision != "fp32" else DASH,
+                         fmt_percent(row["mfu"]),
+                         f"{row['conform'][0]} of {row['conform'][1]}"))
+    headers = ("model", "precision", "headline case", "samples/s", "speedup over fp32",
+               "speedup, all timed cases (geo-mean, range)", "MFU", "cases conforming")
+    return make_table(headers, row_data)
+
+
+def _geo_range(ratios) -> str:
+    if not ratios:
+        return DASH
+    geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+    return f"{geo:.2f}× ({min(ratios):.2f}–{max(ratios):.2f}, {len(ratios)} cases)"

@@ -1,0 +1,70 @@
+"""The report in a real browser: headless Chromium (Debian's chromium and
+chromium-driver, installed by ci/bootstrap.sh) driven by Selenium.
+
+Never skipped: without the browser the test fails and says how to get it.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from reports import build_report
+from reports.browser_check import BrowserMissing, check_report, start_browser
+from reports.tests.sample_results import make_results, write_results
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        driver = start_browser()
+    except BrowserMissing as exc:
+        pytest.fail(str(exc), pytrace=False)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def reports_built(tmp_path_factory, single, pair):
+    """Copies of the session's reports (the screenshots must not land in the
+    folders other tests compare with the figure list), plus a single-file one."""
+    base = tmp_path_factory.mktemp("browser")
+    built = {"smoke": base / "smoke", "comparison": base / "comparison", "single-file": base / "single"}
+    shutil.copytree(single[1], built["smoke"])
+    shutil.copytree(pair[1], built["comparison"])
+    build_report([write_results(base / "r.json", make_results())], built["single-file"], single_file=True)
+    return built
+
+
+@pytest.mark.parametrize("kind", ["smoke", "comparison", "single-file"])
+def test_report_opens_cleanly_in_chromium(browser, reports_built, kind):
+    report = reports_built[kind]
+    result = check_report(browser, report)
+    assert result.problems == []
+    assert result.images >= 10 and result.tables >= 5 and result.links > 10
+    for shot in ("screenshot.png", "screenshot-top.png"):
+        assert (report / shot).read_bytes()[:4] == b"\x89PNG", shot
+
+
+def test_the_check_sees_a_broken_image_a_dead_link_and_a_wide_table(browser, tmp_path, reports_built):
+    """The checks have teeth: a report with one of each fault fails each."""
+    broken = tmp_path / "broken"
+    shutil.copytree(reports_built["smoke"], broken)
+    page = (reports_built["smoke"] / "index.html").read_text(encoding="utf-8")
+    page = page.replace('src="run1_throughput.png"', 'src="missing.png"', 1)
+    page = page.replace("</body>", '<a href="#nowhere">x</a><table><tr><td style="white-space:nowrap">'
+                        + "wide " * 400 + "</td></tr></table></body>")
+    (broken / "index.html").write_text(page, encoding="utf-8")
+    problems = "\n".join(check_report(browser, broken).problems)
+    assert "missing.png did not load" in problems
+    assert "#nowhere points to no element" in problems
+    assert "px wide" in problems
+    assert "console SEVERE" in problems  # the failed image load is a console error too
+
+
+def test_single_file_report_is_one_file(reports_built):
+    report = reports_built["single-file"]
+    assert [p.name for p in report.iterdir() if not p.name.startswith("screenshot")] == ["index.html"]
+    page = (report / "index.html").read_text(encoding="utf-8")
+    assert page.count('src="data:image/png;base64,') >= 10 and '.png"' not in page
