@@ -8,6 +8,8 @@ from .blocks import Bullets, Details, Heading, Image, Text
 from .ceilings import has_achieved_flops, run_ceilings
 from .engagement import engagement_tables
 from .gradients import health_cases
+from .comparison_blocks import (change_heading, change_table, comparison_summary,
+                                headline_side_by_side)
 from .summary import headline_table, verdict_blocks
 
 CURVE_SECTIONS = (  # (figure kind, heading) in reading order inside a run
@@ -30,15 +32,19 @@ def build_document(runs, figures) -> list:
 
 
 def _summary_section(runs) -> list:
-    blocks = [Heading(2, "Summary")]
+    # Several files: the comparison is what the reader came for, so it leads.
+    blocks = [Heading(2, "Summary"), *(comparison_summary(runs) if len(runs) > 1 else [])]
     for run in runs:
         blocks += verdict_blocks(run)
     if len(runs) == 1:
-        blocks += [Text("Headline per model and precision: samples/s and speedup of the plain training "
-                        "loop (the headline case), the speedup over all timed cases, MFU where the "
-                        "hardware ceilings were measured."),
-                   headline_table(runs[0])]
-    return blocks
+        return blocks + [Text("Headline per model and precision: samples/s and speedup of the plain "
+                              "training loop (the headline case), the speedup over all timed cases, MFU "
+                              "where the hardware ceilings were measured."),
+                         headline_table(runs[0])]
+    return blocks + [Text("Headline per model and precision, side by side: the plain training loop's "
+                          "samples/s, its ratio to run1 with the ~95% interval from the repetitions, "
+                          "speedup over fp32 and MFU of each run."),
+                     headline_side_by_side(runs)]
 
 
 def _environment_section(runs) -> list:
@@ -48,10 +54,19 @@ def _environment_section(runs) -> list:
 
 
 def _comparison_section(runs, figures) -> list:
-    blocks = [Heading(2, "Comparison across result files"),
-              Text("Throughput of the same case id in each file; ratios are relative to run1."),
-              tables.compare_throughput_table(runs)]
-    blocks += _images(figures)
+    blocks = [Heading(2, "Comparison across result files")]
+    for other in runs[1:]:
+        blocks += [Heading(3, change_heading(other)),
+                   Text("Every case measured in both files, largest slowdown first. The interval and "
+                        "p come from the repetitions (Mann-Whitney U, as ampbench gate); q is p "
+                        "adjusted over the rows (Benjamini-Hochberg). A change counts when q < 0.05 "
+                        "and the ratio is beyond the minimum effect."),
+                   *_images(f for f in figures if f.name == f"ratio_{other.tag}.png"),
+                   change_table(runs, other)]
+    blocks += [Heading(3, "Throughput per file"),
+               Text("Throughput of the same case id in each file; ratios are relative to run1."),
+               tables.compare_throughput_table(runs)]
+    blocks += _images(f for f in figures if f.kind != "ratio")
     blocks += [Heading(3, "Cases whose verdict differs between files")]
     diff = tables.verdict_difference_table(runs)
     blocks.append(diff if diff.rows else Text("None: every case has the same status in every file."))

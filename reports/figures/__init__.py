@@ -23,6 +23,7 @@ from pathlib import Path
 from ..runs import group_by
 from .compare import compare_figure, compare_workloads
 from .implementations import implementation_figure, implementation_pairs
+from .ratio import ratio_figure
 from .curves import deviation_figure, loss_figure, scale_figure
 from .ddp import ddp_figure
 from .style import save
@@ -36,7 +37,7 @@ MAX_WORKERS = 8
 @dataclass(frozen=True)
 class FigureFile:
     name: str          # file name inside the report folder (relative link)
-    kind: str          # throughput | utilisation | loss | deviation | scale | underflow | ddp | compare
+    kind: str          # throughput | utilisation | loss | deviation | scale | underflow | ddp | compare | ratio
     title: str
     run_tag: str | None = None   # None for figures spanning several runs
 
@@ -93,7 +94,10 @@ def run_jobs(run) -> list:
 def comparison_jobs(runs) -> list:
     if len(runs) < 2:
         return []
-    jobs = [Job(FigureFile(f"compare_{slug(w)}.png", "compare", f"Across files: {w}"),
+    jobs = [Job(FigureFile(f"ratio_{run.tag}.png", "ratio", f"{run.tag} against {runs[0].tag}, per case"),
+                ratio_figure, (runs, k))
+            for k, run in enumerate(runs) if k > 0]
+    jobs += [Job(FigureFile(f"compare_{slug(w)}.png", "compare", f"Across files: {w}"),
                 compare_figure, (runs, w))
             for w in compare_workloads(runs)]
     if implementation_pairs(runs):

@@ -99,6 +99,7 @@ def test_comparison_figures_are_produced(pair):
     pngs = {p.name for p in report.glob("*.png")}
     expected = expected_run_figures(docs[0], "run1") | expected_run_figures(docs[1], "run2")
     expected |= {f"compare_{c['workload']}.png" for doc in docs for c in doc["cases"] if c["throughput"]}
+    expected |= {"ratio_run2.png"}  # run2 against run1, case by case
     assert pngs == expected
 
 

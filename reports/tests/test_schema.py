@@ -145,7 +145,7 @@ def test_null_optional_blocks_are_accepted(results):
     validate_results(results)
 
 
-# Hostile inputs (issue 16): refused with the reason, never a traceback.
+# Hostile inputs: refused with the reason, never a traceback.
 
 def test_device_is_refused_not_read_forever():
     with pytest.raises(ResultsError, match="not a regular file"):
