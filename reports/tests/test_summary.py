@@ -1,0 +1,119 @@
+"""Answer first: the verdict, the controls and their margin, and the
+headline per model and precision come before anything else, linked to the
+rows that prove them; the environment follows in one line, the rest folded.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from reports.cli import main
+from reports.document import build_document
+from reports.render_html import render_html
+from reports.render_markdown import render_markdown
+from reports.runs import load_runs
+from reports.tests.sample_results import add_utilisation, make_results, write_results
+
+
+def read(report: Path, name: str) -> str:
+    return (report / name).read_text(encoding="utf-8")
+
+
+def summary_of(md: str) -> str:
+    assert md.index("## Summary") < md.index("## Environment")
+    return md[md.index("## Summary"):md.index("## Environment")]
+
+
+def test_summary_leads_and_names_every_nonconforming_case(single):
+    doc, report = single
+    md, html = read(report, "report.md"), read(report, "index.html")
+    summary = summary_of(md)
+    assert md.index("## Summary") < md.index("## Environment") < md.index("### Verdicts (run1)")
+    bad = [c["id"] for c in doc["cases"] if c["conforms"] is False]
+    assert bad and summary.startswith(f"## Summary\n\n**run1: NOT CONFORMING: {len(bad)} of {len(doc['cases'])}")
+    for case_id in bad:
+        assert f"[{case_id}](#verdicts-run1)" in summary
+        anchor = "run1-" + "".join(ch if ch.isalnum() or ch in "_-" else "-" for ch in case_id)
+        assert f'href="#{anchor}"' in html and f'<tr id="{anchor}">' in html
+
+
+def test_controls_and_margin_come_from_the_checks(single):
+    doc, report = single
+    summary = summary_of(read(report, "report.md"))
+    ratio = lambda c: c["check"]["metrics"]["max_loss_rel_dev"] / c["check"]["tolerances"]["loss_rel"]
+    caught = [c for c in doc["cases"] if c["expect"] == "fail" and c["status"] == "fail"]
+    closest = min(caught, key=ratio)
+    assert f"1 of 2 caught; the closest call still exceeded its bound {ratio(closest):.3g}×" in summary
+    passing = [c for c in doc["cases"] if c["expect"] == "pass" and c["status"] == "pass" and c["check"]]
+    nearest = max(passing, key=ratio)
+    assert f"nearest its bound used {100 * ratio(nearest):.3g}% of it ([{nearest['id']}]" in summary
+    assert "MISSED: [accumulation+step_every_microbatch/mlp/fp16/sgd]" in summary
+
+
+def test_a_conforming_run_says_so_in_green(tmp_path):
+    doc = make_results(negative_controls=False)
+    runs = load_runs([write_results(tmp_path / "r.json", doc)])
+    blocks = build_document(runs, [])
+    assert "**run1: CONFORMING: every case that ran conforms" in render_markdown(blocks)
+    assert '<p class="ok">run1: CONFORMING' in render_html(blocks)
+
+
+def headline(md: str) -> dict:
+    lines = [l for l in summary_of(md).splitlines() if l.startswith("| ")]
+    headers = [h.strip() for h in lines[0].strip("| ").split(" | ")]
+    return {tuple(r[:2]): dict(zip(headers, r)) for r in
+            ([c.strip() for c in l.strip("| ").split(" | ")] for l in lines[2:])}
+
+
+def test_headline_per_model_and_precision_matches_the_json(tmp_path):
+    doc = add_utilisation(make_results())
+    md = render_markdown(build_document(load_runs([write_results(tmp_path / "r.json", doc)]), []))
+    table = headline(md)
+    by_id = {c["id"]: c for c in doc["cases"]}
+    models = {c["model"] for c in doc["cases"] if c["throughput"] and not c["ddp"]}
+    assert {m for m, _ in table} == models
+    for (model, precision), row in table.items():
+        lead = by_id[f"plain/{model}/{precision}/sgd"]
+        assert row["headline case"] == f"[{lead['id']}](#verdicts-run1)"
+        assert float(row["samples/s"]) == pytest.approx(lead["throughput"]["median"], abs=0.05)
+        assert row["MFU"] == f"{100 * lead['throughput']['model_flop_utilization']:.3g}%"
+        if precision != "fp32":
+            base = by_id[lead["baseline_id"]]["throughput"]["median"]
+            assert float(row["speedup over fp32"].rstrip("×")) == pytest.approx(
+                lead["throughput"]["median"] / base, abs=0.005)
+        same = [c for c in doc["cases"] if c["model"] == model and c["precision"] == precision
+                and c["expect"] == "pass" and not c["ddp"] and c["status"] != "skipped"]
+        assert row["cases conforming"] == f"{sum(c['conforms'] for c in same)} of {len(same)}"
+    fp16 = table[("mlp", "fp16")]["speedup, all timed cases (geo-mean, range)"]
+    ratios = [c["throughput"]["median"] / by_id[c["baseline_id"]]["throughput"]["median"]
+              for c in doc["cases"] if c["model"] == "mlp" and c["precision"] == "fp16"
+              and c["throughput"] and c["expect"] == "pass" and not c["ddp"]]
+    geo = math.exp(sum(map(math.log, ratios)) / len(ratios))
+    assert fp16.startswith(f"{geo:.2f}× ({min(ratios):.2f}–{max(ratios):.2f}, {len(ratios)} cases)")
+
+
+def test_environment_is_one_line_with_long_values_folded(tmp_path):
+    doc = make_results()
+    doc["env"]["float32_math"] = {f"flag_{k}": "some long setting value" for k in range(20)}
+    runs = load_runs([write_results(tmp_path / "r.json", doc)])
+    blocks = build_document(runs, [])
+    md, html = render_markdown(blocks), render_html(blocks)
+    env = md[md.index("## Environment"):]
+    assert env.startswith("## Environment\n\n- run1: C++ · NVIDIA A100-SXM4-40GB · libtorch 2.11.0; "
+                          "suite smoke, ")
+    assert "<details><summary>Every recorded environment value</summary>" in env
+    folded = html[html.index("<td>float32_<wbr>math</td>"):].split("</tr>")[0]
+    assert "<details><summary>flag_<wbr>0=some long setting value" in folded and "flag_<wbr>19=" in folded
+
+
+def test_single_file_option_embeds_every_figure(tmp_path, capsys):
+    doc = make_results(workloads=("plain",), models=("mlp",), ddp=False, negative_controls=False)
+    out = tmp_path / "report"
+    assert main([write_results(tmp_path / "r.json", doc), "--out", str(out), "--single-file", "--jobs", "1"]) == 0
+    assert [p.name for p in out.iterdir()] == ["index.html"]
+    page = read(out, "index.html")
+    count = int(capsys.readouterr().out.split(" with ")[1].split()[0])
+    assert count >= 3 and page.count('<img src="data:image/png;base64,') == count
