@@ -34,8 +34,8 @@ def comparison_summary(runs) -> list:
             f"measured in both (geo-mean ratio {fmt_ratio(geo)}; Mann-Whitney U on the repetitions, "
             f"Benjamini-Hochberg q < {ALPHA:g}, beyond the minimum effect).",
             tone="bad" if slower else ""))
-        items = [_called_out("Slower", other, slower), _called_out("Faster", other, faster)]
-        blocks.append(Bullets(tuple(i for i in items if i)))
+        items = tuple(i for i in (_called_out("Slower", other, slower), _called_out("Faster", other, faster)) if i)
+        blocks += [Bullets(items)] if items else []
     return blocks
 
 

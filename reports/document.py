@@ -60,7 +60,10 @@ def _comparison_section(runs, figures) -> list:
                    Text("Every case measured in both files, largest slowdown first. The interval and "
                         "p come from the repetitions (Mann-Whitney U, as ampbench gate); q is p "
                         "adjusted over the rows (Benjamini-Hochberg). A change counts when q < 0.05 "
-                        "and the ratio is beyond the minimum effect."),
+                        "and the ratio is beyond the minimum effect. With one run per file, a "
+                        "machine's run-to-run offset reads as a change too (on a shared 2-core VM, "
+                        "back-to-back runs of one build differ by up to ~15%); for a verdict, gate "
+                        "several interleaved runs per side (ampbench gate --paired)."),
                    *_images(f for f in figures if f.name == f"ratio_{other.tag}.png"),
                    change_table(runs, other)]
     blocks += [Heading(3, "Throughput per file"),

@@ -49,7 +49,8 @@ def verdict_blocks(run) -> list:
     else:
         line = Text(f"{run.tag}: CONFORMING: every case that ran conforms to its expectation ({tally}).",
                     tone="ok")
-    return [line, Bullets(tuple(filter(None, [_controls_line(run), _margin_line(run)])))]
+    evidence = tuple(filter(None, [_controls_line(run), _margin_line(run)])) if run.cases else ()
+    return [line, Bullets(evidence)] if evidence else [line]
 
 
 def _joined(run, ids) -> list:
@@ -66,14 +67,26 @@ def _controls_line(run):
         return "No negative controls ran: nothing shows the checker can fail a wrong recipe."
     caught = [c for c in controls if c["status"] == "fail"]
     parts = [f"Negative controls: {len(caught)} of {len(controls)} caught"]
-    rated = [(bound_ratio(c), c["id"]) for c in caught if bound_ratio(c) is not None]
-    if rated:
-        ratio, case_id = min(rated)
-        parts += [f"; the closest call still exceeded its bound {ratio:.3g}× (", case_link(run, case_id), ")"]
+    by_bound = [(bound_ratio(c), c["id"]) for c in caught if (bound_ratio(c) or 0) > 1]
+    if by_bound:
+        ratio, case_id = min(by_bound)
+        parts += [f"; {len(by_bound)} by a bound, the closest call exceeding it {ratio:.3g}× (",
+                  case_link(run, case_id), ")"]
+    # Caught by a rule without a ratio (the scale audit, skipped steps): say which.
+    other = [c for c in caught if (bound_ratio(c) or 0) <= 1]
+    if other:
+        parts += [f"; {len(other)} by another rule: ", *_joined(run, [c["id"] for c in other])]
+        reason = _first_failure(other[0])
+        parts += [f" (\"{reason}\")"] if reason else []
     missed = [c["id"] for c in controls if c["status"] != "fail"]
     if missed:
         parts += ["; MISSED: ", *_joined(run, missed)]
     return tuple(parts)
+
+
+def _first_failure(case) -> str:
+    failures = (case.get("check") or {}).get("failures") or []
+    return str(failures[0] if failures else case.get("reason") or "")
 
 
 def _margin_line(run):
@@ -122,19 +135,22 @@ def _lead_case(timed):
 
 
 def headline_table(run):
-    rows, row_data = headline_rows(run), []
+    rows = headline_rows(run)
+    with_mfu = any(row["mfu"] is not None for row in rows.values())  # MFU needs measured ceilings
+    data = []
     for (model, precision), row in rows.items():
         lead = row["lead"]
-        row_data.append((model, precision,
-                         case_link(run, lead["id"]) if lead else DASH,
-                         fmt_rate(lead["throughput"]["median"]) if lead else DASH,
-                         fmt_ratio(row["speedup"]) if precision != "fp32" else "1 (baseline)",
-                         _geo_range(row["ratios"]) if precision != "fp32" else DASH,
-                         fmt_percent(row["mfu"]),
-                         f"{row['conform'][0]} of {row['conform'][1]}"))
-    headers = ("model", "precision", "headline case", "samples/s", "speedup over fp32",
-               "speedup, all timed cases (geo-mean, range)", "MFU", "cases conforming")
-    return make_table(headers, row_data)
+        cells = [model, precision,
+                 case_link(run, lead["id"]) if lead else DASH,
+                 fmt_rate(lead["throughput"]["median"]) if lead else DASH,
+                 fmt_ratio(row["speedup"]) if precision != "fp32" else "1 (baseline)",
+                 _geo_range(row["ratios"]) if precision != "fp32" else DASH]
+        cells += [fmt_percent(row["mfu"])] if with_mfu else []
+        data.append((*cells, f"{row['conform'][0]} of {row['conform'][1]}"))
+    headers = ["model", "precision", "headline case", "samples/s", "speedup over fp32",
+               "speedup, all timed cases (geo-mean, range)"]
+    headers += ["MFU"] if with_mfu else []
+    return make_table(headers + ["cases conforming"], data)
 
 
 def _geo_range(ratios) -> str:

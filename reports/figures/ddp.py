@@ -9,6 +9,9 @@ from .style import new_figure, precision_color, precision_handles
 from ..runs import precision_key
 
 
+TEXT_INSIDE_PCT = 45   # % efficiency: the shortest bar that holds its four-line label
+
+
 def ddp_figure(run):
     """None when no case carries a "ddp" block: single-device suites have none."""
     cases = [c for c in run.cases if c["ddp"]]
@@ -21,7 +24,8 @@ def ddp_figure(run):
     _draw_per_rank(right, cases)
     for ax in (left, right):
         ax.set_xticks(range(len(cases)))
-        ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
+        # Upright ids: any slant makes neighbouring 35-character ids collide.
+        ax.set_xticklabels(labels, rotation=90, fontsize=8)
         ax.grid(axis="y", alpha=0.3)
     precisions = sorted({c["precision"] for c in cases}, key=precision_key)
     finish(fig, f"Distributed scaling ({run.label})", precision_handles(precisions) + [ideal])
@@ -34,10 +38,13 @@ def _draw_efficiency(ax, cases):
         ddp = case["ddp"]
         pct = 100.0 * ddp["scaling_efficiency"]
         ax.bar(x, pct, 0.7, color=precision_color(case["precision"]))
-        # Inside the bar: above it the text would collide with the ideal line.
-        ax.text(x, pct / 2, f"{pct:.0f}%\n{ddp['replicas']} replicas\n"
-                f"{ddp['aggregate_samples_per_s']:.0f}\nsamples/s",
-                ha="center", va="center", fontsize=7, color="white", fontweight="bold")
+        label = f"{pct:.0f}%\n{ddp['replicas']} replicas\n{ddp['aggregate_samples_per_s']:.0f}\nsamples/s"
+        if pct >= TEXT_INSIDE_PCT:  # inside: above, the text would collide with the ideal line
+            ax.text(x, pct / 2, label, ha="center", va="center", fontsize=7, color="white",
+                    fontweight="bold")
+        else:  # a short bar cannot hold four lines: they go above it
+            ax.annotate(label, (x, pct), xytext=(0, 2), textcoords="offset points", ha="center",
+                        va="bottom", fontsize=7)
     ideal = ax.axhline(100.0, color="black", linestyle="--", linewidth=1, label="ideal (100%)")
     ax.set_ylabel("scaling efficiency (%)\naggregate / (replicas × single-device)")
     ax.set_title("scaling efficiency")

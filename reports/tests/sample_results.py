@@ -129,20 +129,21 @@ def _negative_controls(rng, steps) -> list:
     return [caught, missed]
 
 
-def _ddp_cases(rng, steps, speed) -> list:
+def _ddp_cases(rng, steps, speed, workload="ddp", tag="", efficiency=0.9) -> list:
     fp32_loss = _fp32_loss(rng, steps)
     cases = []
+    suffix = f"@{tag}" if tag else ""
     for precision in ("fp32", "fp16", "bf16"):
         loss = fp32_loss * (1 + NOISE[precision] * rng.standard_normal(steps))
-        case = _case(f"ddp/mlp/{precision}/sgd", "ddp", "mlp", precision, "sgd", steps, loss,
-                     world_size=2)
+        case = _case(f"{workload}/mlp/{precision}/sgd{suffix}", workload, "mlp", precision, "sgd", steps,
+                     loss, world_size=2, tag=tag)
         rate = BASE_RATE["mlp"] * SPEEDUP[precision] * speed
-        case["throughput"] = _throughput(rng, 2 * 0.9 * rate)
-        case["ddp"] = {"per_rank_samples_per_s": [0.91 * rate, 0.89 * rate],
-                       "aggregate_samples_per_s": 1.8 * rate, "scaling_efficiency": 0.9,
+        case["throughput"] = _throughput(rng, 2 * efficiency * rate)
+        case["ddp"] = {"per_rank_samples_per_s": [(efficiency + 0.01) * rate, (efficiency - 0.01) * rate],
+                       "aggregate_samples_per_s": 2 * efficiency * rate, "scaling_efficiency": efficiency,
                        "replicas": 2}
         if precision != "fp32":
-            case["baseline_id"] = "ddp/mlp/fp32/sgd"
+            case["baseline_id"] = f"{workload}/mlp/fp32/sgd{suffix}"
             case["check"] = _check(loss, fp32_loss, TOLERANCE[precision])
         cases.append(case)
     return cases
@@ -307,4 +308,11 @@ def smoke_like(grown: bool = False, **overrides) -> dict:
     if grown:
         shape.update(models=shape["models"] + MORE_MODELS, optimizers=("sgd", "adamw"))
     shape.update(overrides)
-    return add_grad_health(add_utilisation(make_results(**shape)))
+    doc = make_results(**shape)
+    # The real smoke suite's distributed cases: long tagged ids, and an
+    # injected slow rank that leaves a bar too short for its label.
+    rng = np.random.default_rng(3)
+    doc["cases"] += _ddp_cases(rng, shape["steps"], 1.0, tag="2ranks-inject", efficiency=0.11)
+    doc["cases"] += _ddp_cases(rng, shape["steps"], 1.0, workload="dataparallel", tag="2replicas",
+                               efficiency=0.6)
+    return add_grad_health(add_utilisation(doc))

@@ -46,11 +46,23 @@ def test_controls_and_margin_come_from_the_checks(single):
     ratio = lambda c: c["check"]["metrics"]["max_loss_rel_dev"] / c["check"]["tolerances"]["loss_rel"]
     caught = [c for c in doc["cases"] if c["expect"] == "fail" and c["status"] == "fail"]
     closest = min(caught, key=ratio)
-    assert f"1 of 2 caught; the closest call still exceeded its bound {ratio(closest):.3g}×" in summary
+    assert f"1 of 2 caught; 1 by a bound, the closest call exceeding it {ratio(closest):.3g}×" in summary
     passing = [c for c in doc["cases"] if c["expect"] == "pass" and c["status"] == "pass" and c["check"]]
     nearest = max(passing, key=ratio)
     assert f"nearest its bound used {100 * ratio(nearest):.3g}% of it ([{nearest['id']}]" in summary
     assert "MISSED: [accumulation+step_every_microbatch/mlp/fp16/sgd]" in summary
+
+
+def test_a_control_caught_by_another_rule_is_named_with_that_rule(tmp_path):
+    """The scale audit catches a control whose loss stays inside the bound."""
+    doc = make_results()
+    caught = next(c for c in doc["cases"] if c["expect"] == "fail" and c["status"] == "fail")
+    caught["check"]["metrics"]["max_loss_rel_dev"] = 1e-4
+    caught["check"]["failures"] = ["loss scale at step 2 is 6.55e+04, GradScaler's update rule gives another value"]
+    md = render_markdown(build_document(load_runs([write_results(tmp_path / "r.json", doc)]), []))
+    assert (f"1 of 2 caught; 1 by another rule: [{caught['id']}](#verdicts-run1) "
+            "(\"loss scale at step 2 is 6.55e+04, GradScaler's update rule gives another value\")") in md
+    assert "by a bound" not in md
 
 
 def test_a_conforming_run_says_so_in_green(tmp_path):
@@ -59,6 +71,7 @@ def test_a_conforming_run_says_so_in_green(tmp_path):
     blocks = build_document(runs, [])
     assert "**run1: CONFORMING: every case that ran conforms" in render_markdown(blocks)
     assert '<p class="ok">run1: CONFORMING' in render_html(blocks)
+    assert "| MFU |" not in render_markdown(blocks)  # no ceilings measured: no MFU column
 
 
 def headline(md: str) -> dict:
