@@ -16,6 +16,7 @@ LibTorch versions are what a comparison report is for.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -126,7 +127,6 @@ def _ranks(pooled) -> dict:
 
 
 def _tie_sizes(pooled) -> list:
-    from collections import Counter
     return [t for t in Counter(pooled).values() if t > 1]
 
 

@@ -10,14 +10,16 @@ Two rules every report figure must meet, at any number of cases:
 Matplotlib knows every artist's extent once the figure is laid out, so the
 check is exact for what the PNG shows.  The tests run it on every figure of
 a report; it is also handy on real results:
-`python -c "from reports.figures.legibility import check_results; check_results(['r.json'])"`.
+`python -c "from reports.figures.legibility import check_results as c; print(c(['r.json']))"`.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+
 import numpy as np
 from matplotlib.collections import Collection, PathCollection
-from matplotlib.legend import Legend
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.text import Text
@@ -144,14 +146,23 @@ def _points_in(points, frame) -> bool:
     return bool(inside.any())
 
 
-def check_results(paths) -> dict:
-    """{figure name: problems} for every figure a report of `paths` would draw."""
+def check_results(paths, cross_file_only: bool = False, jobs: int | None = None) -> dict:
+    """{figure name: problems} for every figure a report of `paths` draws
+    (cross_file_only: just the figures spanning several files).  Figures are
+    drawn in worker processes, as the report does."""
     from ..runs import load_runs
-    from . import comparison_jobs, run_jobs
+    from . import _worker_count, comparison_jobs, run_jobs
     runs = load_runs(paths)
-    found = {}
-    for job in comparison_jobs(runs) + [j for run in runs for j in run_jobs(run)]:
-        fig = job.draw(*job.args)
-        if fig is not None:
-            found[job.spec.name] = problems(fig)
-    return found
+    plan = comparison_jobs(runs) + ([] if cross_file_only else [j for r in runs for j in run_jobs(r)])
+    workers = _worker_count(jobs, len(plan))
+    if workers <= 1:
+        found = [_check_job(job) for job in plan]
+    else:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            found = list(pool.map(_check_job, plan))
+    return dict(item for item in found if item is not None)
+
+
+def _check_job(job):
+    fig = job.draw(*job.args)
+    return None if fig is None else (job.spec.name, problems(fig))

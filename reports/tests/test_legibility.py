@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from reports.figures import comparison_jobs, run_jobs
-from reports.figures.legibility import problems
+from reports.figures.legibility import check_results, problems
 from reports.figures.throughput import throughput_figure
 from reports.runs import load_runs
 from reports.tests.sample_results import smoke_like, write_results
@@ -26,27 +25,13 @@ def suites(tmp_path_factory):
     return {"smoke": smoke, "grown": grown, "slower": slower}
 
 
-def drawn_figures(paths):
-    """Every figure a report of paths draws; for several files the per-run
-    figures are the single-file ones again, so only the cross-file ones."""
-    runs = load_runs(paths)
-    jobs = comparison_jobs(runs) if len(runs) > 1 else run_jobs(runs[0])
-    for job in jobs:
-        fig = job.draw(*job.args)
-        if fig is not None:
-            yield job.spec.name, fig
-
-
 @pytest.mark.parametrize("inputs", [("smoke",), ("grown",), ("smoke", "slower")],
                          ids=["smoke-size", "5x-cases", "comparison"])
 def test_every_figure_is_legible(suites, inputs):
-    names, failures = [], {}
-    for name, fig in drawn_figures([suites[i] for i in inputs]):
-        names.append(name)
-        found = problems(fig)
-        if found:
-            failures[name] = found[:5]
-    assert len(names) >= (3 if len(inputs) > 1 else 20), names  # not an empty report
+    # Several files: the per-run figures are the single-file ones again.
+    found = check_results([suites[i] for i in inputs], cross_file_only=len(inputs) > 1)
+    assert len(found) >= (3 if len(inputs) > 1 else 20), list(found)  # not an empty report
+    failures = {name: problems[:5] for name, problems in found.items() if problems}
     assert not failures, failures
 
 
