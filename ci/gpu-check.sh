@@ -156,7 +156,7 @@ configure() {
   rm -rf "$BUILD"
   # .deps/ first on every path, so its nlohmann/json and gloo win over the
   # machine's own (cmake/ampbench_json.cmake checks every translation unit).
-  cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DAMPBENCH_WITH_CUDA=ON \
     -DCMAKE_PREFIX_PATH="$deps;$torch_prefix;$deps/lib/x86_64-linux-gnu/cmake;$deps/share/cmake" \
     -Dnlohmann_json_DIR="$deps/share/cmake/nlohmann_json" \
     -DCMAKE_INCLUDE_PATH="$deps/include" -DPython3_EXECUTABLE="$(command -v "$PY")" "${arch_args[@]}" || return 1

@@ -6,7 +6,7 @@
 // scaling nor the squaring can overflow or round spuriously:
 //   nonfinite       v is +-inf or NaN
 //   underflow_fp16  v is finite, v != 0 and |v| < 2^-24 (float16's smallest
-//                   subnormal). This is the mission's "values below 2^-24
+//                   subnormal). This is the common "values below 2^-24
 //                   become zero" criterion; strictly, round-to-nearest-even
 //                   flushes only |v| <= 2^-25 to zero and rounds
 //                   (2^-25, 2^-24) up to 2^-24, so the count is "below the

@@ -72,15 +72,26 @@ EngagementSummary summarize_engagement(const CaseRecord& r) {
   return s;
 }
 
+// Names the setting that made clip_norm vacuous, the gradient norms this run
+// measured, and a max_norm that would clip on every step.
+std::string clip_norm_vacuity(const CaseSpec& spec, const EngagementSummary& s, const EngagementRule& rule) {
+  const double lo = s.min_grad_norm.value_or(0), hi = s.max_grad_norm.value_or(0);
+  std::string why = spec.workload + " did not engage: clipped on " + fmt(100 * s.clipped_steps.value_or(0)) +
+                    "% of steps (rule: at least " + fmt(100 * rule.clip_norm_min_steps) + "%): ";
+  why += hi <= spec.max_norm ? "max_norm " + fmt(spec.max_norm) + " is above every gradient norm of this run (" +
+                                   fmt(lo) + "-" + fmt(hi) + "), so nothing was clipped"
+                             : "max_norm " + fmt(spec.max_norm) + ", gradient norms " + fmt(lo) + "-" + fmt(hi);
+  if (lo > 0) why += "; a max_norm below " + fmt(lo) + " clips on every step";
+  return why;
+}
+
 std::optional<std::string> engagement_failure(const CaseRecord& r, const EngagementSummary& s) {
   const CaseSpec& spec = r.spec;
   const EngagementRule& rule = spec.engagement;
   if (spec.variant != "correct" || r.loss.empty()) return std::nullopt;  // controls are wrong on purpose
   const Engages engages = find_workload(spec.workload).engages();
   if (engages == Engages::kClipNorm && !(s.clipped_steps.value_or(0) >= rule.clip_norm_min_steps))
-    return spec.workload + " did not engage: clipped on " + fmt(100 * s.clipped_steps.value_or(0)) + "% of steps (rule: " +
-           fmt(100 * rule.clip_norm_min_steps) + "%); max_norm " + fmt(spec.max_norm) + ", gradient norms " +
-           fmt(s.min_grad_norm.value_or(0)) + "-" + fmt(s.max_grad_norm.value_or(0));
+    return clip_norm_vacuity(spec, s, rule);
   // Rounding of the rescaled gradients, far below any wrong clip: float32's
   // within 1e-4; O3's float16 gradients within a few units of 2^-11 (clamping
   // to 0.01 in float16 gives 0.0100021).

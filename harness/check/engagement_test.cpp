@@ -38,6 +38,17 @@ TEST(Engagement, AClipThatNeverClipsIsAnErrorNamingTheMechanism) {
   EXPECT_NE(why.find("0.5-0.7"), std::string::npos) << why;
 }
 
+TEST(Engagement, AVacuousClipNamesItsSettingTheMeasuredRangeAndAValueThatEngages) {
+  const std::string why = failure(clip_norm_record({0.31, 0.4, 0.48}, {0.31, 0.4, 0.48}));
+  EXPECT_NE(why.find("max_norm 1 is above every gradient norm of this run (0.31-0.48), so nothing was clipped"),
+            std::string::npos)
+      << why;
+  EXPECT_NE(why.find("a max_norm below 0.31 clips on every step"), std::string::npos) << why;
+  // Clipping too rarely is not "above every norm".
+  const std::string rare = failure(clip_norm_record({2.0, 0.5, 0.5, 0.5}, {1.0, 0.5, 0.5, 0.5}));
+  EXPECT_EQ(rare.find("above every gradient norm"), std::string::npos) << rare;
+}
+
 TEST(Engagement, GradientsLeftAboveMaxNormAfterClippingAreAnError) {
   // A skipped clip, another norm type or a missed parameter all leave the
   // true 2-norm above max_norm; an inf step (skipped by the scaler) does not count.

@@ -1,4 +1,4 @@
-# The bad-input table (issue 16): each row is one hostile input, the exit code
+# The bad-input table: each row is one hostile input, the exit code
 # it must get and a piece of the message it must print on stderr. The inputs
 # are written by harness/cli/hostile_inputs.py (fixture hostile_inputs).
 # Included from harness/CMakeLists.txt inside if(AMPBENCH_BUILD_TESTS).
@@ -6,7 +6,7 @@
 set(hostile_dir ${CMAKE_BINARY_DIR}/test-results/hostile)
 add_test(NAME bad_input.write_inputs
          COMMAND ${AMPBENCH_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/cli/hostile_inputs.py ${hostile_dir})
-set_tests_properties(bad_input.write_inputs PROPERTIES FIXTURES_SETUP hostile_inputs)
+set_tests_properties(bad_input.write_inputs PROPERTIES FIXTURES_SETUP hostile_inputs LABELS unit)
 
 # bad_input(NAME CODE SAYS ARGS...): `ampbench ARGS` exits CODE saying SAYS.
 # @H@ in ARGS stands for the folder of hostile inputs.
@@ -14,7 +14,7 @@ function(bad_input name code says)
   string(REPLACE "@H@" "${hostile_dir}" args "${ARGN}")
   add_test(NAME bad_input.${name}
            COMMAND ${PROJECT_SOURCE_DIR}/ci/expect-exit.sh ${code} --says "${says}" $<TARGET_FILE:ampbench> ${args})
-  set_tests_properties(bad_input.${name} PROPERTIES FIXTURES_REQUIRED hostile_inputs TIMEOUT 60)
+  set_tests_properties(bad_input.${name} PROPERTIES FIXTURES_REQUIRED hostile_inputs TIMEOUT 60 LABELS unit)
 endfunction()
 
 # Unreadable JSON: every reader refuses it with the file named, no crash.
@@ -60,6 +60,7 @@ bad_input(run_inject_slowdown_nan 2 "--inject-slowdown: 'nan' is not a finite nu
 add_test(NAME bad_input.qualify_empty_suites
          COMMAND ${PROJECT_SOURCE_DIR}/ci/expect-exit.sh 2 --says "--suites: empty suite name"
                  bash -c "exec '$<TARGET_FILE:ampbench>' qualify --suites ''")
+set_tests_properties(bad_input.qualify_empty_suites PROPERTIES LABELS unit)
 bad_input(nproc_beyond_machine 2 "exceed what this machine holds" run --suite @H@/valid-suite.json --nproc 1000 --out @H@/out-nproc)
 
 # Output paths: checked before the run, device nodes never replaced.
@@ -69,7 +70,32 @@ bad_input(out_is_a_file 2 "exists and is not a directory" run --suite @H@/valid-
 bad_input(out_not_empty 2 "is not empty (a previous run?)" run --suite @H@/valid-suite.json --out @H@)
 bad_input(gate_markdown_device 2 "exists and is not a regular file" gate --current @H@/results-a.json --baseline @H@/results-a.json --markdown /dev/null)
 
+# Never overwrite what ampbench did not write, nor an input, nor another output.
+bad_input(overwrite_user_folder 2 "holds files ampbench did not write" run --suite @H@/valid-suite.json --out @H@/user-folder --overwrite --no-report)
+bad_input(junit_is_the_results 2 "is the same file as --junit" run --suite @H@/valid-suite.json --out @H@/out-same --junit @H@/out-same/results.json --no-report)
+bad_input(junit_is_the_suite 2 "is the same file as --suite" run --suite @H@/junit-target-suite.json --junit @H@/junit-target-suite.json --out @H@/out-junit-suite --no-report)
+bad_input(dump_inside_out 2 "which --out writes" run --suite @H@/valid-suite.json --out @H@/out-dump-inside --dump @H@/out-dump-inside/dump --no-report)
+bad_input(gate_markdown_is_current 2 "is the same file as --current" gate --current @H@/results-markdown-target.json --baseline @H@/results-a.json --markdown @H@/results-markdown-target.json)
+
+# Integers parsed whole: no wrap, no octal.
+bad_input(seed_minus_one 2 "--seed" run --suite @H@/valid-suite.json --seed=-1)
+bad_input(seed_2_to_64 2 "'18446744073709551616' is not in [0, 18446744073709551615]" run --suite @H@/valid-suite.json --seed 18446744073709551616)
+bad_input(nproc_hex 2 "'0x2' is not a non-negative decimal integer" run --suite @H@/valid-suite.json --nproc 0x2)
+
+# Case ids: printable, short enough for a file name and for the ranks' filter.
+bad_input(tag_nul 2 "tag: character 1 (0x00) is not allowed" list --suite @H@/suite-tag-nul.json)
+bad_input(tag_long 2 "is 300 characters long (at most 64)" list --suite @H@/suite-tag-long.json)
+bad_input(ddp_rank_filter 2 "character rank filter" run --suite @H@/suite-many-ddp.json --out @H@/out-many-ddp --no-report)
+
+# qualify reads every suite before it measures anything.
+bad_input(qualify_unknown_suite 2 "unknown suite 'nosuch'" qualify --suites smoke,nosuch --out @H@/out-qualify-nosuch)
+bad_input(qualify_comma_then_out 2 "--suites: empty suite name" qualify --suites , --out @H@/out-qualify-comma)
+
 # Gate inputs that cannot be compared as given.
+bad_input(gate_complete_string 2 "\"complete\" must be true or false, got \"false\"" gate --baseline @H@/results-a.json --current @H@/results-complete-string.json)
+bad_input(gate_complete_missing 2 "missing required key \"complete\"" gate --baseline @H@/results-a.json --current @H@/results-no-complete.json)
+bad_input(gate_incomplete_baseline 2 "the baseline run did not finish" gate --baseline @H@/results-incomplete.json --current @H@/results-a.json)
+bad_input(gate_no_samples 2 "holds no throughput samples" gate --baseline @H@/results-a.json --current @H@/results-no-samples.json)
 bad_input(gate_other_suite 2 "is not the baseline's" gate --baseline @H@/results-a.json --current @H@/results-other-suite.json)
 bad_input(gate_incomplete 2 "the run did not finish (complete=false)" gate --baseline @H@/results-a.json --current @H@/results-incomplete.json)
 bad_input(world_size_beyond_machine 2 "1000 ranks (a case's world_size) exceed what this machine holds" run --suite @H@/suite-world-size-huge.json --out @H@/out-world-size --no-report)

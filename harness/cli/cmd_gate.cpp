@@ -51,6 +51,8 @@ void add_gate_command(CLI::App& app, Action& selected) {
                 "Compare results of different suites (the cases they share) instead of refusing them");
   sub->add_flag("--allow-incomplete", cmd->options.allow_incomplete,
                 "Gate a current run that did not finish (complete=false); its missing cases count as missing");
+  sub->add_flag("--allow-incomplete-baseline", cmd->options.allow_incomplete_baseline,
+                "Use a baseline run that did not finish (complete=false); the cases it lacks show as new");
   sub->add_flag("--allow-new-skips", cmd->options.allow_new_skips,
                 "Newly skipped cases are warnings, not regressions");
   sub->add_option("--correction", *correction,

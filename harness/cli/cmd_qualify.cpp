@@ -5,6 +5,7 @@
 // summary and exit code.
 #include <c10/core/Device.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -18,6 +19,7 @@
 #include "io/atomic_file.h"
 #include "io/output_path.h"
 #include "kernels/ceilings.h"
+#include "suite/suite.h"
 #include "results/results_writer.h"
 
 namespace ampbench::cli {
@@ -30,6 +32,19 @@ struct QualifyArgs {
   bool no_report = false;
   bool overwrite = false;
 };
+
+// "a,b" -> {a, b}; an empty name anywhere (`--suites ''`, `--suites ,`,
+// `a,,b`) is refused: it used to fall back to the default suites.
+std::vector<std::string> split_suite_names(const std::string& text) {
+  std::vector<std::string> names;
+  std::stringstream in(text);
+  std::string name;
+  while (std::getline(in, name, ',')) names.push_back(name);
+  if (!text.empty() && text.back() == ',') names.emplace_back();
+  const bool blank = names.empty() || std::any_of(names.begin(), names.end(), [](const std::string& n) { return n.empty(); });
+  if (blank) throw CLI::ValidationError("--suites", "empty suite name in '" + text + "' (expected e.g. --suites smoke,throughput)");
+  return names;
+}
 
 // GPU machines get the full matrix and the GPU-sized throughput suite; a CPU
 // gets the smoke matrix (the GPU-sized suites would take hours on 2 cores).
@@ -106,7 +121,12 @@ int qualify(const QualifyArgs& args) {
   const std::string out = args.out_dir.empty() ? "results/qualify-" + device + "-" + stamp : args.out_dir;
   const std::vector<std::string> suites = args.suites.empty() ? default_suites(device) : args.suites;
   try {
+    // Every suite read before the ceilings are measured: a misspelt last
+    // suite used to be refused only after the others had run.
+    for (const std::string& suite : suites) load_suite(suite, device);
+    if (args.overwrite) io::check_replaceable("--out", out);
     io::prepare_output_dir("--out", out, !args.overwrite);
+    io::mark_run_dir(out, "qualify");
   } catch (const std::exception& e) {
     std::cerr << "ampbench qualify: error: " << e.what() << "\n";
     return kExitUsage;
@@ -145,16 +165,15 @@ void add_qualify_command(CLI::App& app, Action& selected) {
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
   sub->add_option("--out", args->out_dir, "Output directory [default: results/qualify-DEVICE-TIME]");
-  CLI::Option* suites =
-      sub->add_option("--suites", args->suites, "Suites to run [default: conformance,throughput on CUDA; smoke on CPU]")
-          ->delimiter(',');
+  // One token, split here: CLI11's own splitting of `--suites ,` consumed
+  // the next flag as a suite name.
+  auto suites = std::make_shared<std::string>();
+  CLI::Option* suites_option =
+      sub->add_option("--suites", *suites, "Suites to run, comma-separated [default: conformance,throughput on CUDA; smoke on CPU]");
   sub->add_flag("--no-report", args->no_report, "Do not build the report");
   sub->add_flag("--overwrite", args->overwrite, "Reuse a non-empty --out, replacing its suites' results");
-  sub->callback([args, suites, &selected] {
-    // `--suites ''` used to fall back to the default suites and say QUALIFIED.
-    const bool blank = std::any_of(args->suites.begin(), args->suites.end(), [](const std::string& s) { return s.empty(); });
-    if (suites->count() > 0 && (args->suites.empty() || blank))
-      throw CLI::ValidationError("--suites", "empty suite name (expected e.g. --suites smoke,throughput)");
+  sub->callback([args, suites, suites_option, &selected] {
+    if (suites_option->count() > 0) args->suites = split_suite_names(*suites);
     selected = [args] { return qualify(*args); };
   });
 }

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <chrono>
 #include <memory>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -19,6 +20,7 @@
 #include "cli/cmd_run.h"
 #include "cli/command.h"
 #include "cli/finite_range.h"
+#include "cli/integer_range.h"
 #include "cli/local_ranks.h"
 #include "core/build_info.h"
 #include "distributed/context.h"
@@ -86,12 +88,26 @@ void check_rank_count(const RunArgs& args, const std::vector<CaseSpec>& cases, c
                                 "); pass --allow-oversubscribe to start them anyway");
 }
 
-// Every output checked before any case runs (io/output_path.h).
-void check_outputs(const RunArgs& args, const std::string& out_dir) {
-  io::prepare_output_dir("--out", out_dir, !args.overwrite);
-  if (args.overwrite) io::prepare_staging_dir(out_dir);
+// Every output checked before any case runs (io/output_path.h): none is an
+// input or another output, --overwrite replaces only a previous run, and the
+// folder is marked as one for the next --overwrite.
+void check_outputs(const RunArgs& args, const std::string& suite_path, const std::string& out_dir) {
+  const auto in_out = [&out_dir](const std::string& name) { return io::PathUse{"--out", out_dir + "/" + name}; };
+  const std::vector<io::PathUse> written_dirs = {in_out("report"), in_out("ddp-ranks"), in_out("dump"),
+                                                 in_out(io::kStagingName), {"--dump", args.dump_dir}};
+  io::check_distinct_paths({{"--suite", suite_path}, {"--ceilings", args.ceilings_file}},
+                           {{"--junit", args.junit}, in_out("results.json")}, written_dirs);
+  if (!args.dump_dir.empty()) {
+    // The dump is written beside the run, not into the folders --out replaces.
+    io::check_distinct_paths({{"--out", out_dir}}, {}, {{"--dump", args.dump_dir}});
+    io::check_distinct_paths({{"--dump", args.dump_dir}}, {}, {written_dirs.begin(), written_dirs.end() - 1});
+  }
+  if (args.overwrite) io::check_replaceable("--out", out_dir);
   if (!args.junit.empty()) io::check_output_file("--junit", args.junit);
+  io::prepare_output_dir("--out", out_dir, !args.overwrite);
   if (!args.dump_dir.empty()) io::prepare_output_dir("--dump", args.dump_dir, false);
+  io::mark_run_dir(out_dir, "run");
+  if (args.overwrite) io::prepare_staging_dir(out_dir);
 }
 
 // Promotes a completed staged run over the previous one (--overwrite);
@@ -165,7 +181,8 @@ RunPlan plan_run(const RunArgs& args) {
   if (plan.rank_env && std::getenv(distributed::kRankOutDirEnv)) plan.out_dir = std::getenv(distributed::kRankOutDirEnv);
   if (!plan.rank_env) {
     check_rank_count(args, plan.cases, plan.device);
-    check_outputs(args, plan.out_dir);
+    if (args.nproc == 0) check_rank_filter(plan.cases);
+    check_outputs(args, plan.suite.path, plan.out_dir);
   }
   // --overwrite: this run goes to a staging folder and replaces the previous
   // one only once complete (io/output_path.h).
@@ -198,7 +215,7 @@ std::unique_ptr<distributed::ContextScope> join_ranks(RunPlan& plan, const RunAr
   options.after_case = [rank, context = options.context](const CaseSpec& c) {
     // Suite cases only: the checker's aligned fp32 re-runs of rank-0-only
     // cases happen on rank 0 alone.
-    if (c.id.find("#aligned-to:") != std::string::npos) return;
+    if (!c.aligned_to.empty()) return;
     try {
       context->group->barrier()->wait();
     } catch (const std::exception& e) {
@@ -358,12 +375,13 @@ void add_run_command(CLI::App& app, Action& selected) {
   sub->add_flag("--no-throughput", args->no_throughput, "Skip throughput measurement");
   sub->add_option("--nproc", args->nproc,
                   "Start this many local ranks (DDP over Gloo/NCCL; logs in OUT/rank<N>.log, results from rank 0)")
-      ->check(CLI::Range(1, 1024));
+      ->check(IntegerRange(1, 1024));
   sub->add_option("--rank-timeout", args->rank_timeout,
                   "Seconds a rank may take for one case (process-group timeout and launcher watchdog)")
-      ->check(CLI::Range(1, 86400))
+      ->check(IntegerRange(1, 86400))
       ->capture_default_str();
-  sub->add_option("--seed", args->seed, "Seed every case with this instead of the suite's seed");
+  sub->add_option("--seed", args->seed, "Seed every case with this instead of the suite's seed")
+      ->check(IntegerRange(0, std::numeric_limits<std::uint64_t>::max()));
   sub->add_flag("--no-mkldnn", args->no_mkldnn,
                 "CPU: run without oneDNN (other kernels, other rounding; the results' env records it)");
   sub->add_flag("--no-report", args->no_report, "Do not build the HTML/Markdown report");

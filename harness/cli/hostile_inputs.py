@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the hostile inputs of the bad-input CTest table (issue 16) into DIR.
+"""Writes the hostile inputs of the bad-input CTest table into DIR.
 
 Usage: hostile_inputs.py DIR
 
@@ -74,7 +74,37 @@ def main(out):
     (out / "results-a.json").write_text(json.dumps(results))
     (out / "results-other-suite.json").write_text(json.dumps(dict(results, suite="conformance")))
     (out / "results-incomplete.json").write_text(json.dumps(dict(results, complete=False)))
+    (out / "results-complete-string.json").write_text(json.dumps(dict(results, complete="false")))
+    (out / "results-no-complete.json").write_text(json.dumps({k: v for k, v in results.items() if k != "complete"}))
+    unmeasured = dict(results, cases=[dict(c, throughput=None) for c in results["cases"]])
+    (out / "results-no-samples.json").write_text(json.dumps(unmeasured))
+    write_overwrite_targets(out, results)
+    write_bad_tags(out)
     return 0
+
+
+def write_overwrite_targets(out, results):
+    """Files a command must refuse to overwrite: each its own copy, so that a
+    regression destroys only the copy its own test reads."""
+    user = out / "user-folder"
+    (user / "report").mkdir(parents=True, exist_ok=True)
+    (user / "notes.txt").write_text("the user's own notes\n")
+    (user / "report" / "draft.md").write_text("the user's own draft\n")
+    (out / "junit-target-suite.json").write_text(json.dumps(BASE, indent=1))
+    (out / "results-markdown-target.json").write_text(json.dumps(results))
+
+
+def write_bad_tags(out):
+    """Tags the suite reader refuses, and more ddp cases than the ranks'
+    filter of exact ids can name."""
+    def with_cases(cases):
+        return json.dumps(dict(BASE, cases=cases), indent=1)
+    case = {"workload": "plain", "model": "mlp", "precision": "fp16", "optimizer": "sgd"}
+    (out / "suite-tag-nul.json").write_text(with_cases([dict(case, tag="a\u0000b")]))
+    (out / "suite-tag-long.json").write_text(with_cases([dict(case, tag="x" * 300)]))
+    ddp = dict(case, workload="ddp", world_size=2)
+    many = [dict(ddp, tag=f"{i:05d}-" + "x" * 58) for i in range(800)]
+    (out / "suite-many-ddp.json").write_text(with_cases(many))
 
 
 if __name__ == "__main__":

@@ -37,6 +37,19 @@ std::vector<nlohmann::json> read_rank0_cases(const std::string& path) {
 
 bool needs_local_ranks(const CaseSpec& c) { return find_workload(c.workload).collective() && c.world_size > 1; }
 
+void check_rank_filter(const std::vector<CaseSpec>& all) {
+  std::vector<CaseSpec> ranked;
+  for (const CaseSpec& c : all)
+    if (needs_local_ranks(c)) ranked.push_back(c);
+  if (ranked.empty()) return;
+  const size_t length = exact_ids_filter(ranked).size();
+  if (length > kMaxFilterLength)
+    throw std::invalid_argument(std::to_string(ranked.size()) + " ddp cases run in local ranks, and their ids make a " +
+                                std::to_string(length) + "-character rank filter (at most " +
+                                std::to_string(kMaxFilterLength) +
+                                "): select fewer of them per run (--filter), or run them with --nproc");
+}
+
 RankRunResult run_in_local_ranks(const std::vector<CaseSpec>& cases, const RankRunSettings& settings) {
   int nproc = 1;
   for (const CaseSpec& c : cases) nproc = std::max(nproc, c.world_size);

@@ -39,6 +39,11 @@ struct RankRunResult {
 // one of a launch already.
 bool needs_local_ranks(const CaseSpec& c);
 
+// The ranks are told their cases as a filter of exact ids: throws
+// std::invalid_argument (exit 2, before any case runs) when the cases of
+// `all` that need local ranks make a filter longer than --filter allows.
+void check_rank_filter(const std::vector<CaseSpec>& all);
+
 // Runs `cases` (and nothing else) in max(world_size) local ranks.
 RankRunResult run_in_local_ranks(const std::vector<CaseSpec>& cases, const RankRunSettings& settings);
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Usage: report_dies_test.sh AMPBENCH OUT_DIR
-# The report process dies with the run (issue 16): `ampbench run` builds its
+# The report process dies with the run: `ampbench run` builds its
 # report in a child that has PR_SET_PDEATHSIG, started without a shell in
 # between (a shell would fork the real program as a grandchild, out of the
 # signal's reach). A stand-in for Python records its pid and execs a long

@@ -1,5 +1,7 @@
 #include "distributed/context.h"
 
+#include <c10/util/Logging.h>
+
 #include <atomic>
 
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
@@ -132,6 +134,25 @@ std::shared_ptr<Context> make_context(const c10::intrusive_ptr<c10d::Store>& sto
   return ctx;
 }
 
+namespace {
+
+// c10d logs every failed connection attempt to an unreachable master (with a
+// C++ backtrace) before throwing; the exception's first line is what the run
+// reports, as the one line the README promises. Restores the level on exit.
+class QuietC10Logging {
+ public:
+  QuietC10Logging() : saved_(FLAGS_caffe2_log_level) { FLAGS_caffe2_log_level = kFatal; }
+  ~QuietC10Logging() { FLAGS_caffe2_log_level = saved_; }
+  QuietC10Logging(const QuietC10Logging&) = delete;
+  QuietC10Logging& operator=(const QuietC10Logging&) = delete;
+
+ private:
+  static constexpr int kFatal = 3;  // c10's levels: 0 INFO, 1 WARNING, 2 ERROR, 3 FATAL
+  int saved_;
+};
+
+}  // namespace
+
 std::shared_ptr<Context> join(const RankEnv& e, bool cuda, std::chrono::milliseconds timeout) {
   c10d::TCPStoreOptions opts;
   opts.port = static_cast<std::uint16_t>(e.master_port);
@@ -139,7 +160,11 @@ std::shared_ptr<Context> join(const RankEnv& e, bool cuda, std::chrono::millisec
   opts.numWorkers = static_cast<std::size_t>(e.world_size);
   opts.waitWorkers = false;
   opts.timeout = timeout;
-  auto store = c10::make_intrusive<c10d::TCPStore>(e.master_addr, opts);
+  c10::intrusive_ptr<c10d::TCPStore> store;
+  {
+    const QuietC10Logging quiet;
+    store = c10::make_intrusive<c10d::TCPStore>(e.master_addr, opts);
+  }
   return make_context(store, e.rank, e.world_size, e.local_rank, cuda, timeout);
 }
 

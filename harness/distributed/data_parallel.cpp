@@ -13,6 +13,7 @@
 
 #include "amp/autocast_guard.h"
 #include "models/cnn.h"
+#include "models/decoder.h"
 #include "models/mlp.h"
 #include "models/transformer.h"
 
@@ -101,6 +102,7 @@ at::Tensor data_parallel_forward(const Model& model, const at::Tensor& inputs, c
   if (model.family == "cnn") return run(std::dynamic_pointer_cast<CnnImpl>(model.module), inputs, options);
   if (model.family == "transformer")
     return run(std::dynamic_pointer_cast<TransformerImpl>(model.module), inputs, options);
+  if (model.family == "decoder") return run(std::dynamic_pointer_cast<DecoderImpl>(model.module), inputs, options);
   throw std::invalid_argument("DataParallel: unknown model family '" + model.family + "'");
 }
 

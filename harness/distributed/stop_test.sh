@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Usage: stop_test.sh AMPBENCH OUT_DIR
-# A run stopped while DDP ranks work (issue 16): SIGTERM to the launcher
+# A run stopped while DDP ranks work: SIGTERM to the launcher
 # stops every rank and exits 143 with results.json complete=false and no
 # report; SIGKILL to the launcher takes the ranks with it (PR_SET_PDEATHSIG).
 set -uo pipefail

@@ -40,6 +40,7 @@ struct GateOptions {
   // unusable input (exit 2): they showed as dozens of "missing" regressions.
   bool allow_suite_mismatch = false;
   bool allow_incomplete = false;
+  bool allow_incomplete_baseline = false;  // a baseline that did not finish is refused unless this
   bool conformance_only = false;  // show throughput, never gate it (shared, noisy runners)
   bool paired = false;  // runs were interleaved (B1 C1 B2 C2 ...): pair run i with run i
   Correction correction = Correction::BenjaminiHochberg;

@@ -156,6 +156,22 @@ CheckResult paired_row(const std::string& id, const std::string& check, const Re
   return compare_paired(id, check, bv, cv, min_effect, alpha, c.unit);
 }
 
+bool has_samples(const ResultsFile& f) {
+  for (const ResultsCase& c : f.cases)
+    if (c.has_throughput && !c.samples.empty()) return true;
+  return false;
+}
+
+// A current run measured without throughput (--no-throughput) against a
+// baseline that has it turned every throughput row into a warning and passed.
+void refuse_current_without_samples(const ResultsFile& baseline, const ResultsFile& current,
+                                    const GateOptions& options) {
+  if (options.conformance_only || !has_samples(baseline) || has_samples(current)) return;
+  throw GateInputError(current.path,
+                       "holds no throughput samples, while the baseline has them (a --no-throughput run?): "
+                       "rerun with throughput, or gate conformance alone with --conformance-only");
+}
+
 // Refuses results that cannot be compared as asked (another suite, an
 // unfinished run), then says how the throughput observations are read and
 // what differs between the sides.
@@ -186,6 +202,11 @@ void add_results_notices(GateReport& report, const ResultsFile& baseline, const 
                          "the run did not finish (complete=false); rerun it, or pass "
                          "--allow-incomplete to gate the cases it has");
   }
+  if (!baseline.complete && !options.allow_incomplete_baseline) {
+    throw GateInputError(baseline.path,
+                         "the baseline run did not finish (complete=false): its missing cases would pass as new; "
+                         "store a complete run, or pass --allow-incomplete-baseline");
+  }
   if (baseline.suite != current.suite) {
     report.notices.push_back("note: suites differ (baseline \"" + baseline.suite + "\", current \"" + current.suite +
                              "\"); comparing the cases they share");
@@ -198,6 +219,7 @@ void add_results_notices(GateReport& report, const ResultsFile& baseline, const 
 
   report.env_differences = env_differences(baseline, current);
   report.throughput_compared = report.env_differences.empty() || options.allow_env_mismatch;
+  if (report.throughput_compared) refuse_current_without_samples(baseline, current, options);
   const std::string env_text = join(report.env_differences, ", ");
   if (options.conformance_only) {
     report.notices.push_back("note: --conformance-only: throughput medians are shown, not gated");

@@ -4,6 +4,7 @@
 
 #include "gate/atomic_file.h"
 #include "gate/report.h"
+#include "io/output_path.h"
 
 namespace ampbench::gate {
 
@@ -20,9 +21,25 @@ void rethrow_as_input_error(const std::string& file, F&& f) {
   }
 }
 
+// A report written over the results it read destroyed them (even on an input
+// error, since the error reports go to the same paths): refused first.
+bool outputs_are_distinct(const GateCommand& cmd, std::ostream& err) {
+  std::vector<io::PathUse> inputs;
+  for (const std::string& f : cmd.current) inputs.push_back({"--current", f});
+  for (const std::string& f : cmd.baseline) inputs.push_back({"--baseline", f});
+  try {
+    io::check_distinct_paths(inputs, {{"--markdown", cmd.markdown}, {"--junit", cmd.junit}}, {});
+    return true;
+  } catch (const std::invalid_argument& e) {
+    err << "ampbench gate: error: " << e.what() << "\n";
+    return false;
+  }
+}
+
 }  // namespace
 
 int run_gate(const GateCommand& cmd, std::ostream& out, std::ostream& err) {
+  if (!outputs_are_distinct(cmd, err)) return kGateUnusable;
   try {
     if (cmd.current.empty()) throw GateInputError("--current", "no results file given");
     const std::string& first = cmd.current.front();

@@ -107,7 +107,11 @@ void read_header(const json& doc, const std::string& path, ResultsFile& r) {
     fail(path, "", "unsupported \"schema_version\" " + version.dump() + " (this reader supports 1 and 2)");
   }
   r.suite = require_string(doc, "suite", path, "");
-  if (const auto c = doc.find("complete"); c != doc.end() && c->is_boolean()) r.complete = c->get<bool>();
+  // Read, never assumed: a string "false" or a missing field once passed as
+  // a finished run.
+  const json& complete = require(doc, "complete", path, "");
+  if (!complete.is_boolean()) fail(path, "", "\"complete\" must be true or false, got " + complete.dump());
+  r.complete = complete.get<bool>();
 
   const json& env = require(doc, "env", path, "");
   if (!env.is_object()) fail(path, "\"env\"", std::string("must be an object, got ") + type_name(env));

@@ -59,7 +59,7 @@ struct ResultsCase {
 struct ResultsFile {
   std::string path;
   std::string suite;
-  bool complete = true;                     // "complete" (absent -> true)
+  bool complete = true;                     // "complete" (required, a boolean)
   std::map<std::string, std::string> env;   // env values as text ("none" when absent)
   std::optional<double> suite_min_effect;   // top-level "gate": {"min_effect": x}
   std::vector<ResultsCase> cases;            // file order

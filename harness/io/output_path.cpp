@@ -7,7 +7,9 @@
 #include <cerrno>
 #include <cstring>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <system_error>
 
@@ -67,6 +69,72 @@ void prepare_output_dir(const std::string& flag, const std::string& path, bool r
   if (::access(path.c_str(), W_OK) != 0) refuse(flag, path, "is not writable");
 }
 
+void check_replaceable(const std::string& flag, const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec) || fs::is_empty(dir, ec)) return;
+  if (fs::exists(fs::path(dir) / kRunMarker, ec)) return;
+  try {
+    const nlohmann::json doc = read_json_file((fs::path(dir) / "results.json").string());
+    if (doc.is_object() && doc.value("schema", nlohmann::json()) == "ampbench.results") return;
+  } catch (const JsonFileError&) {
+  }
+  refuse(flag, dir,
+         std::string("holds files ampbench did not write (no ") + kRunMarker +
+             " marker, no ampbench results.json): --overwrite replaces only a previous run; choose another folder");
+}
+
+void mark_run_dir(const std::string& dir, const std::string& command) {
+  const fs::path marker = fs::path(dir) / kRunMarker;
+  std::ofstream out(marker, std::ios::trunc);
+  out << "Written by `ampbench " << command << "`: --overwrite may replace the run in this folder.\n";
+  if (!out) refuse("--out", dir, "cannot write " + marker.string());
+}
+
+namespace {
+
+// Absolute, with every symbolic link of its existing part resolved.
+fs::path resolved(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  if (ec) p = fs::absolute(path).lexically_normal();
+  return p.has_filename() ? p : p.parent_path();  // "dir/" names dir
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec) && fs::equivalent(a, b, ec)) return true;
+  return resolved(a) == resolved(b);
+}
+
+bool inside(const std::string& path, const std::string& dir) {
+  const fs::path p = resolved(path), d = resolved(dir);
+  return std::mismatch(d.begin(), d.end(), p.begin(), p.end()).first == d.end();
+}
+
+}  // namespace
+
+void check_distinct_paths(const std::vector<PathUse>& inputs, const std::vector<PathUse>& output_files,
+                          const std::vector<PathUse>& output_dirs) {
+  for (size_t i = 0; i < output_files.size(); ++i) {
+    const PathUse& out = output_files[i];
+    if (out.path.empty()) continue;
+    for (const PathUse& in : inputs)
+      if (!in.path.empty() && same_file(out.path, in.path))
+        refuse(out.flag, out.path, "is the same file as " + in.flag + " " + in.path + ": refusing to overwrite it");
+    for (size_t j = 0; j < i; ++j)
+      if (same_file(out.path, output_files[j].path))
+        refuse(out.flag, out.path, "is the same file as " + output_files[j].flag + " " + output_files[j].path +
+                                       ": one would overwrite the other");
+  }
+  for (const PathUse& dir : output_dirs) {
+    if (dir.path.empty()) continue;
+    for (const std::vector<PathUse>* files : {&inputs, &output_files})
+      for (const PathUse& f : *files)
+        if (!f.path.empty() && inside(f.path, dir.path))
+          refuse(f.flag, f.path, "lies inside " + dir.path + ", which " + dir.flag + " writes: choose a path outside it");
+  }
+}
+
 namespace {
 
 int remove_entry(const char* path, const struct stat*, int, struct FTW*) { return ::remove(path) == 0 ? 0 : errno; }
@@ -83,7 +151,7 @@ void remove_tree(const std::string& path) {
 
 }  // namespace
 
-std::string staging_dir(const std::string& dir) { return (fs::path(dir) / ".ampbench-incoming").string(); }
+std::string staging_dir(const std::string& dir) { return (fs::path(dir) / kStagingName).string(); }
 
 void prepare_staging_dir(const std::string& dir) {
   remove_tree(staging_dir(dir));

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace ampbench::io {
 
@@ -20,10 +21,32 @@ void check_output_file(const std::string& flag, const std::string& path);
 // anything is refused: a rerun must not silently replace a previous run.
 void prepare_output_dir(const std::string& flag, const std::string& path, bool refuse_non_empty);
 
+// --overwrite may replace only what ampbench wrote: a folder holding files
+// is accepted when it carries the marker mark_run_dir leaves (or, from
+// before the marker, results.json of the ampbench schema). Throws
+// std::invalid_argument naming the folder otherwise.
+inline constexpr const char* kRunMarker = ".ampbench-run";
+void check_replaceable(const std::string& flag, const std::string& dir);
+void mark_run_dir(const std::string& dir, const std::string& command);
+
+// One path a command reads or writes, with the flag that named it.
+struct PathUse {
+  std::string flag;
+  std::string path;
+};
+
+// Before anything runs: refuses (std::invalid_argument naming both flags) an
+// output file that is one of the inputs or another output file, and an input
+// or output file inside one of the output folders. Symbolic and hard links
+// to the same file count as the same file.
+void check_distinct_paths(const std::vector<PathUse>& inputs, const std::vector<PathUse>& output_files,
+                          const std::vector<PathUse>& output_dirs);
+
 // --overwrite never destroys the previous run before the new one has
 // completed: the new run is written into staging_dir(dir), created empty
 // here (a stopped run's leftovers there are removed), and replaces the
 // previous run only through promote_staged_run once complete.
+inline constexpr const char* kStagingName = ".ampbench-incoming";
 std::string staging_dir(const std::string& dir);
 void prepare_staging_dir(const std::string& dir);
 

@@ -1,6 +1,8 @@
 #include "optim/clip.h"
 
+#include <ATen/core/grad_mode.h>
 #include <ATen/ops/_foreach_mul.h>
+#include <ATen/TensorOperators.h>
 #include <ATen/ops/_foreach_norm.h>
 #include <ATen/ops/clamp.h>
 #include <ATen/ops/linalg_vector_norm.h>

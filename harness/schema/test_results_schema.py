@@ -144,5 +144,8 @@ def test_derived_throughput_figures_must_agree_with_the_samples():
     assert V.inconsistencies(doc) == []
     doc["cases"][1]["throughput"]["speedup_vs_fp32"] = 0.6
     assert [v.split(":")[1].strip() for v in V.inconsistencies(doc)] == ["speedup_vs_fp32 0.6 is not median / the fp32 baseline's median (0.5)"]
+    doc["cases"][1]["throughput"]["speedup_vs_fp32"] = None  # looked up under the wrong id
+    assert any("speedup_vs_fp32 is null, though the case and its fp32 baseline plain/mlp/fp32/sgd were both measured"
+               in v for v in V.inconsistencies(doc))
     doc["cases"][0]["throughput"]["median"] = 205.0
     assert any("median 205.0 is not the median of samples_per_s (210.0)" in v for v in V.inconsistencies(doc))

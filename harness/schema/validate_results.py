@@ -45,7 +45,8 @@ def violations(doc, schema: dict) -> list[str]:
 
 def inconsistencies(doc) -> list[str]:
     """Derived figures that disagree with the file's own data: throughput.median
-    against samples_per_s, and speedup_vs_fp32 against the two medians."""
+    against samples_per_s, and speedup_vs_fp32 against the two medians (and
+    missing where both medians exist)."""
     if not isinstance(doc, dict) or not isinstance(doc.get("cases"), list):
         return []
     medians = {}
@@ -61,10 +62,13 @@ def inconsistencies(doc) -> list[str]:
         medians[case.get("id")] = t.get("median")
     for i, case in enumerate(doc["cases"]):
         t = case.get("throughput") if isinstance(case, dict) else None
-        if not isinstance(t, dict) or t.get("speedup_vs_fp32") is None:
+        own = isinstance(case, dict) and case.get("baseline_id") == case.get("id")
+        base = medians.get(case.get("baseline_id")) if isinstance(case, dict) and not own else None
+        if not isinstance(t, dict) or not base or not isinstance(t.get("median"), (int, float)):
             continue
-        base = medians.get(case.get("baseline_id"))
-        if not base:
+        if t.get("speedup_vs_fp32") is None:
+            out.append(f".cases[{i}].throughput (case {case.get('id')}): speedup_vs_fp32 is null, though the case "
+                       f"and its fp32 baseline {case.get('baseline_id')} were both measured")
             continue
         expected = t["median"] / base
         if not math.isclose(t["speedup_vs_fp32"], expected, rel_tol=1e-9):

@@ -76,10 +76,15 @@ bool any(const std::vector<std::vector<int>>& steps) {
 // those steps would read as a lag; so the fp32 reference is re-run skipping
 // the same steps, and only rounding is left to compare.
 Verdict check_against_baseline(const CaseRecord& record, const CaseRecord& baseline, const Runner& runner) {
+  // Ranks that disagree skipped different steps: the re-run would be
+  // collective on some ranks only, which then wait for the others until the
+  // rank timeout. The disagreement is the verdict; every rank judges it alike.
+  if (record.rank_disagreement) return check_case(record, baseline);
   const std::vector<std::vector<int>> skips = skipped_steps(record);
   if (!any(skips) || record.optimizer_skipped == baseline.optimizer_skipped) return check_case(record, baseline);
   CaseSpec aligned = baseline.spec;
   aligned.skip_steps = skips;
+  aligned.aligned_to = record.spec.id;
   aligned.id = baseline.spec.id + "#aligned-to:" + record.spec.id;
   aligned.throughput.enabled = false;
   const CaseRecord reference = runner.run(aligned);
@@ -157,6 +162,15 @@ Ceilings ceilings_from_env(const nlohmann::json& env) {
 
 namespace {
 
+// Why a case has no verdict when its baseline has none: the baseline's own
+// reason (a vacuous clip names its setting there), not just "did not run".
+std::string not_judged_reason(const std::string& baseline_id, const CaseRecord* baseline) {
+  if (!baseline) return "not judged: its fp32 baseline " + baseline_id + " did not run";
+  const char* what = baseline->status == RunStatus::kSkipped ? " was skipped" : " is unusable";
+  return "not judged: its fp32 baseline " + baseline_id + what +
+         (baseline->reason.empty() ? "" : " (" + baseline->reason + ")");
+}
+
 // CaseRecord -> checks -> CaseResult: the engagement rule and rank agreement
 // first (a mechanism that did not engage, or ranks that disagree, leave no
 // verdict to trust), then the comparison with the fp32 baseline.
@@ -183,7 +197,7 @@ CaseResult judge(CaseRecord record, const std::map<std::string, CaseRecord>& bas
     const auto base = baselines.find(spec.baseline_id);
     if (base == baselines.end() || base->second.status != RunStatus::kRan) {
       record.status = RunStatus::kSkipped;
-      record.reason = "its fp32 baseline " + spec.baseline_id + " did not run";
+      record.reason = not_judged_reason(spec.baseline_id, base == baselines.end() ? nullptr : &base->second);
     } else {
       verdict = check_against_baseline(record, base->second, runner);
       if (record.nonfinite && !verdict->failures.empty() && !has_unabsorbed_nonfinite(base->second))

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 #include "session/summary_table.h"
@@ -51,6 +52,31 @@ TEST(SelectCases, RegexStillWorksAndBadInputIsRejected) {
   }
   EXPECT_THROW(select_cases(small_suite(), "(["), std::invalid_argument);
   EXPECT_TRUE(select_cases(small_suite(), "workload=penalty").empty());
+}
+
+TEST(RunCases, AReducedPrecisionCaseGetsItsSpeedupOverItsOwnFp32Baseline) {
+  const Suite suite = parse_suite(R"({
+    "name": "t",
+    "defaults": {"steps": 3},
+    "models": {"mlp": {"batch": 8, "in_features": 8, "hidden": 8, "classes": 8}},
+    "throughput": {"warmup_steps": 1, "measured_steps": 2, "repetitions": 2},
+    "matrix": {"workloads": ["plain"], "models": ["mlp"], "precisions": ["fp32", "bf16"], "optimizers": ["sgd"]},
+    "tolerances": {"fp32": {}, "bf16": {}}})",
+                                  "t.json", "cpu");
+  const std::string path = ::testing::TempDir() + "/speedup-results.json";
+  ResultsWriter writer(path, suite.name, suite.path, nlohmann::json::object());
+  RunOptions options;
+  options.measure_throughput = true;
+  std::ostringstream progress;
+  run_cases(suite.cases, Runner(options), writer, progress, {});
+  std::map<std::string, nlohmann::json> by_id;
+  for (const nlohmann::json& c : writer.document()["cases"]) by_id[c["id"]] = c["throughput"];
+  const nlohmann::json& fp32 = by_id.at("plain/mlp/fp32/sgd");
+  const nlohmann::json& bf16 = by_id.at("plain/mlp/bf16/sgd");
+  ASSERT_TRUE(bf16.is_object()) << progress.str();
+  ASSERT_TRUE(bf16["speedup_vs_fp32"].is_number()) << bf16.dump();
+  EXPECT_DOUBLE_EQ(bf16["speedup_vs_fp32"].get<double>(), bf16["median"].get<double>() / fp32["median"].get<double>());
+  EXPECT_TRUE(fp32["speedup_vs_fp32"].is_null()) << "a baseline has no speedup over itself";
 }
 
 TEST(SummaryTable, OneRowPerCaseFamilyOneColumnPerPrecision) {

@@ -135,6 +135,10 @@ struct CaseSpec {
   // exactly where a fp16 case's scaler skipped, optimizer by optimizer (set
   // by the suite runner, never by a suite file).
   std::vector<std::vector<int>> skip_steps;
+  // Set on that re-run: the id of the case it is aligned to. It is not a
+  // case of the suite (ranks do not meet at the barrier after it); its own
+  // id carries "#aligned-to:" only so that its dump folder is its own.
+  std::string aligned_to;
   ScalerSettings scaler;
 
   Expect expect = Expect::kPass;

@@ -9,12 +9,14 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <iomanip>
 #include <limits>
 #include <fstream>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <sstream>
 
 namespace ampbench {
@@ -47,6 +49,26 @@ std::string make_case_id(const CaseSpec& spec) {
 namespace {
 
 using namespace suite_detail;  // Reader and the section readers (suite_sections.h)
+
+// A tag becomes part of the case id, of its dump folder's name and of the
+// ranks' filter: printable, no separator those use, and short enough that
+// every id fits a file name (255 bytes) with room to spare.
+constexpr size_t kMaxTagLength = 64;
+
+std::string tag_refusal(const std::string& tag) {
+  if (tag.size() > kMaxTagLength)
+    return "is " + std::to_string(tag.size()) + " characters long (at most " + std::to_string(kMaxTagLength) + ")";
+  for (size_t i = 0; i < tag.size(); ++i) {
+    const unsigned char ch = static_cast<unsigned char>(tag[i]);
+    if (ch <= 0x20 || ch >= 0x7f || std::strchr("/\\#:", ch)) {
+      std::ostringstream why;
+      why << "character " << i << " (0x" << std::hex << std::setw(2) << std::setfill('0') << int(ch)
+          << ") is not allowed: a tag is printable ASCII without spaces, '/', '\\', '#' or ':'";
+      return why.str();
+    }
+  }
+  return "";
+}
 
 struct SuiteContext {
   std::string file;
@@ -124,6 +146,7 @@ CaseSpec read_explicit_case(const SuiteContext& ctx, Reader r) {
   c.variant = r.get<std::string>("variant", "correct");
   require_known(r, "variant", c.variant, workload_traits(workload).variants(), "variant of " + workload);
   c.tag = r.get<std::string>("tag", "");
+  if (const std::string why = tag_refusal(c.tag); !why.empty()) r.fail("tag", why);
   // Which optimizer's gradients get the injected inf: per case only (the
   // matrix mixes workloads with one optimizer and multi's two).
   c.inject_inf_optimizer = r.get("inject_inf_optimizer", 0);
@@ -199,19 +222,20 @@ void request_envelope(CaseSpec& base, const CaseSpec& c) {
 }
 
 
-void add_case(std::vector<CaseSpec>& cases, std::set<std::string>& ids, CaseSpec c, const SuiteContext& ctx,
+// Case id -> its index in the suite's case list: a baseline is found by key,
+// so reading a suite stays linear in its number of cases.
+using CaseIndex = std::unordered_map<std::string, size_t>;
+
+void add_case(std::vector<CaseSpec>& cases, CaseIndex& ids, CaseSpec c, const SuiteContext& ctx,
               const std::string& where) {
   if (const std::string why = graph_refusal(c); !why.empty())
     throw SuiteError(ctx.file + ": " + where + ".cuda_graph: " + why);
   if (needs_baseline(c)) {
     CaseSpec base = baseline_for(c, ctx);
     c.baseline_id = base.id;
-    if (!ids.count(base.id)) {
-      ids.insert(base.id);
-      cases.push_back(base);
-    }
-    for (CaseSpec& existing : cases)
-      if (existing.id == base.id) request_envelope(existing, c);
+    auto [at, added] = ids.emplace(base.id, cases.size());
+    if (added) cases.push_back(std::move(base));
+    request_envelope(cases[at->second], c);
   }
   c.id = make_case_id(c);
   if (ids.count(c.id)) {
@@ -219,7 +243,7 @@ void add_case(std::vector<CaseSpec>& cases, std::set<std::string>& ids, CaseSpec
     if (!needs_baseline(c)) return;
     throw SuiteError(ctx.file + ": " + where + ": duplicate case id '" + c.id + "' (give it a distinct \"tag\")");
   }
-  ids.insert(c.id);
+  ids.emplace(c.id, cases.size());
   cases.push_back(std::move(c));
 }
 
@@ -265,7 +289,7 @@ Suite parse_suite(const std::string& json_text, const std::string& path, const s
 namespace {
 
 // workloads x models x optimizers x precisions, each with its baseline.
-void expand_matrix(Reader m, const SuiteContext& ctx, std::vector<CaseSpec>& cases, std::set<std::string>& ids) {
+void expand_matrix(Reader m, const SuiteContext& ctx, std::vector<CaseSpec>& cases, CaseIndex& ids) {
   const auto workloads = read_list(m, "workloads", workload_names(), "workload");
   const auto model_names = read_list(m, "models", known_models(), "model");
   const auto precisions = read_list(m, "precisions", PrecisionPolicy::names(), "precision");
@@ -318,7 +342,7 @@ Suite parse_suite_root(const json& root, const std::string& path, const std::str
   suite.gate = read_gate(top.child("gate"));
 
   std::vector<CaseSpec> cases;
-  std::set<std::string> ids;
+  CaseIndex ids;
   if (top.has("matrix")) expand_matrix(top.child("matrix"), ctx, cases, ids);
   if (top.has("cases")) {
     const json& list = top.raw("cases");

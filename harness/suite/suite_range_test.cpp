@@ -1,4 +1,4 @@
-// Numbers in a suite file are range-checked when read (issue 16): no silent
+// Numbers in a suite file are range-checked when read: no silent
 // integer wrap, no unbounded run, no allocation that cannot fit.
 #include "suite/memory_estimate.h"
 #include "suite/suite.h"

@@ -305,5 +305,36 @@ TEST(SuiteEnvelope, BadSettingsNameTheField) {
   EXPECT_NE(error_of(with_envelope(R"({"colour": 1})")).find("colour"), std::string::npos);
 }
 
+TEST(Suite, ACaseOverridingOneScalerFieldKeepsTheSuitesOtherScalerDefaults) {
+  const Suite s = parse_suite(
+      minimal_suite(R"(, "defaults": {"scaler": {"init_scale": 1024, "growth_interval": 3}})",
+                    R"([{"workload": "plain", "model": "mlp", "precision": "fp16", "optimizer": "sgd",
+                         "tag": "backoff", "scaler": {"backoff_factor": 0.25}}])"),
+      "t.json", "cpu");
+  const auto c = std::find_if(s.cases.begin(), s.cases.end(), [](const CaseSpec& x) { return x.tag == "backoff"; });
+  ASSERT_NE(c, s.cases.end());
+  EXPECT_EQ(c->scaler.backoff_factor, 0.25);
+  EXPECT_EQ(c->scaler.init_scale, 1024);
+  EXPECT_EQ(c->scaler.growth_interval, 3);
+}
+
+std::string tag_error(const std::string& tag_json) {
+  return error_of(minimal_suite("", R"([{"workload": "plain", "model": "mlp", "precision": "fp16",
+                                         "optimizer": "sgd", "tag": )" + tag_json + "}]"));
+}
+
+TEST(Suite, ATagIsPrintableWithoutSeparatorsAndShortEnoughForAFileName) {
+  EXPECT_EQ(tag_error(R"("inf@8-second-optimizer")"), "");
+  EXPECT_EQ(tag_error(R"("exact-2^100")"), "");
+  const std::string nul = tag_error(R"("a\u0000b")");
+  EXPECT_NE(nul.find("cases[0].tag: character 1 (0x00) is not allowed"), std::string::npos) << nul;
+  EXPECT_NE(tag_error(R"("a/b")").find("character 1 (0x2f)"), std::string::npos);
+  EXPECT_NE(tag_error(R"("a b")").find("character 1 (0x20)"), std::string::npos);
+  EXPECT_NE(tag_error(R"("caf\u00e9")").find("character 3 (0xc3)"), std::string::npos);
+  const std::string longer = tag_error("\"" + std::string(65, 'x') + "\"");
+  EXPECT_NE(longer.find("is 65 characters long (at most 64)"), std::string::npos) << longer;
+  EXPECT_EQ(tag_error("\"" + std::string(64, 'x') + "\""), "");
+}
+
 }  // namespace
 }  // namespace ampbench

@@ -230,6 +230,22 @@ TEST(Runner, ABaselineMeasuresNoEnvelopeForTf32WhereTf32IsSkipped) {
   EXPECT_EQ(rec.replica_sets[0].precision, Precision::kFp16);
 }
 
+TEST(Runner, EachReplicaOfABaselineIsPerturbedWithItsOwnSeed) {
+  // Replicas that share a seed train bit-identically: the envelope then
+  // measures one perturbation however many replicas the suite asks for.
+  CaseSpec base = mlp_case("plain", Precision::kFp32);
+  base.envelope.replicas = 2;
+  base.envelope_precisions = {Precision::kFp16};
+  const CaseRecord rec = Runner().run(base);
+  ASSERT_EQ(rec.status, RunStatus::kRan) << rec.reason;
+  ASSERT_EQ(rec.replica_sets.size(), 1u);
+  const std::vector<ReplicaRecord>& replicas = rec.replica_sets[0].replicas;
+  ASSERT_EQ(replicas.size(), 2u);
+  EXPECT_NE(replicas[0].final_params, replicas[1].final_params);
+  EXPECT_NE(replicas[0].final_params, rec.final_params);
+  EXPECT_NE(replicas[1].final_params, rec.final_params);
+}
+
 // Compute capability 8.0+ only (skipped elsewhere, and on every machine this
 // project has run it on so far): TF32 rounds the matmul inputs to 10 bits, so
 // the tf32 trajectory leaves the IEEE one, though not by much; afterwards

@@ -1,4 +1,4 @@
-"""The bounded JSON reader shared by reports/ and the reference (issue 16)."""
+"""The bounded JSON reader shared by reports/ and the reference."""
 from __future__ import annotations
 
 import pytest

@@ -189,7 +189,7 @@ def test_real_dump_wrong_procedure_is_caught(cpp_copy):
 
 
 def test_deeply_nested_case_json_is_unusable_not_a_traceback(tmp_path):
-    # RecursionError used to escape json.loads (issue 16).
+    # RecursionError used to escape json.loads.
     case = tmp_path / "deep"
     case.mkdir()
     (case / "case.json").write_text("[" * 5000 + "]" * 5000)

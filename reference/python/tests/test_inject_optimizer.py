@@ -1,4 +1,4 @@
-"""inject_inf_optimizer (issue 20): at inject_inf_step the inf lands in the
+"""inject_inf_optimizer: at inject_inf_step the inf lands in the
 first gradient of THAT optimizer's parameters (multi: 1 is the second
 model's first parameter); single-optimizer workloads only have 0."""
 

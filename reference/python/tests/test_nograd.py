@@ -1,4 +1,4 @@
-"""Parameters without a true gradient (issue 20): found by measurement,
+"""Parameters without a true gradient: found by measurement,
 compared with the AdamW drift bound, reported in the case line; real
 disagreements elsewhere (and in the same tensor's other elements) are still
 caught."""

@@ -1,4 +1,4 @@
-"""Non-finite losses and scales in dumps (issue 20): the C++ dump writes them
+"""Non-finite losses and scales in dumps: the C++ dump writes them
 as the strings "inf", "-inf" and "nan"; older dumps wrote null, read as NaN.
 The per-step comparison treats them as values: inf matches an inf of the
 same sign, NaN matches NaN, anything else is a mismatch printing both."""
