@@ -78,23 +78,6 @@ AutocastOp parse_op(const json& j, const std::string& where) {
 // both look at bits, so NaNs compare and -0 != +0.
 at::Tensor bytes_of(const at::Tensor& t) { return t.detach().contiguous().cpu(); }
 
-bool same_bits(const at::Tensor& a, const at::Tensor& b) {
-  if (a.scalar_type() != b.scalar_type() || a.sizes() != b.sizes()) return false;
-  const at::Tensor x = bytes_of(a), y = bytes_of(b);
-  return x.nbytes() == y.nbytes() && std::memcmp(x.const_data_ptr(), y.const_data_ptr(), x.nbytes()) == 0;
-}
-
-// The first line of what the op raised, without LibTorch's backtrace (as
-// Python's str(e) shows it).
-std::string first_line(const std::exception& e) {
-  const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
-  std::string text = c10_error ? c10_error->what_without_backtrace() : e.what();
-  const std::size_t start = text.find_first_not_of(" \t\n");
-  if (start == std::string::npos) return "error";
-  text = text.substr(start);
-  return text.substr(0, text.find('\n'));
-}
-
 at::Tensor call_op(const OpCall& call, const AutocastOp& op, const std::vector<at::Tensor>& x) {
   try {
     return call.call(x, op.args);
@@ -118,9 +101,6 @@ std::optional<bool> equals_manual_cast(const OpCall& call, const AutocastOp& op,
   }
 }
 
-std::string optional_text(const std::optional<std::string>& s) { return s ? *s : "null"; }
-std::string flag_text(const std::optional<bool>& b) { return b ? (*b ? "true" : "false") : "null"; }
-
 template <typename T>
 std::optional<T> optional_field(const json& row, const char* key, const std::string& where) {
   if (!row.contains(key) || row[key].is_null()) return std::nullopt;
@@ -131,26 +111,22 @@ std::optional<T> optional_field(const json& row, const char* key, const std::str
   }
 }
 
-// Why Python's row and ours differ, most fundamental first; "" when they agree.
-std::string difference(const OpOutcome& want, const OpOutcome& got) {
-  if (want.inputs_fnv1a64 != got.inputs_fnv1a64)
-    return "inputs differ from Python's (fnv1a64 " + got.inputs_fnv1a64 + ", Python's " + want.inputs_fnv1a64 +
-           "): the input recipes drifted";
-  if (want.error && got.error) return "";  // unsupported on both sides
-  if (got.error) return "raised '" + *got.error + "', Python's policy gives " + optional_text(want.output_dtype);
-  if (want.error) return "output " + optional_text(got.output_dtype) + ", Python raised '" + *want.error + "'";
-  if (want.output_dtype != got.output_dtype)
-    return "output " + optional_text(got.output_dtype) + ", Python's policy gives " + optional_text(want.output_dtype);
-  if (want.bitwise_equal_to_manual_cast != got.bitwise_equal_to_manual_cast)
-    return "bitwise equal to the manual cast: " + flag_text(got.bitwise_equal_to_manual_cast) + ", Python's: " +
-           flag_text(want.bitwise_equal_to_manual_cast);
-  if (want.output_fnv1a64 != got.output_fnv1a64)
-    return "output bits differ from Python's (fnv1a64 " + optional_text(got.output_fnv1a64) + ", Python's " +
-           optional_text(want.output_fnv1a64) + ")";
-  return "";
+}  // namespace
+
+bool same_bits(const at::Tensor& a, const at::Tensor& b) {
+  if (a.scalar_type() != b.scalar_type() || a.sizes() != b.sizes()) return false;
+  const at::Tensor x = bytes_of(a), y = bytes_of(b);
+  return x.nbytes() == y.nbytes() && std::memcmp(x.const_data_ptr(), y.const_data_ptr(), x.nbytes()) == 0;
 }
 
-}  // namespace
+std::string first_line(const std::exception& e) {
+  const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
+  std::string text = c10_error ? c10_error->what_without_backtrace() : e.what();
+  const std::size_t start = text.find_first_not_of(" \t\n");
+  if (start == std::string::npos) return "error";
+  text = text.substr(start);
+  return text.substr(0, text.find('\n'));
+}
 
 AutocastOpList parse_autocast_ops(const json& doc, const std::string& source) {
   if (!doc.is_object() || !doc.contains("ops") || !doc["ops"].is_array() || doc["ops"].empty())
@@ -247,6 +223,9 @@ std::string dtype_name(at::ScalarType dtype) {
     case at::kDouble: return "float64";
     case at::kLong: return "int64";
     case at::kInt: return "int32";
+    case at::kShort: return "int16";
+    case at::kChar: return "int8";
+    case at::kByte: return "uint8";
     case at::kBool: return "bool";
     default: return c10::toString(dtype);
   }
@@ -266,9 +245,14 @@ std::string fnv1a64(const std::vector<at::Tensor>& tensors) {
 
 json to_json(const OpOutcome& r) {
   auto opt = [](const auto& v) { return v ? json(*v) : json(nullptr); };
-  return {{"op", r.op}, {"list", r.list}, {"dtype", r.dtype}, {"output_dtype", opt(r.output_dtype)},
+  json j = {{"op", r.op}, {"list", r.list}, {"dtype", r.dtype}, {"output_dtype", opt(r.output_dtype)},
           {"bitwise_equal_to_manual_cast", opt(r.bitwise_equal_to_manual_cast)}, {"error", opt(r.error)},
           {"inputs_fnv1a64", r.inputs_fnv1a64}, {"output_fnv1a64", opt(r.output_fnv1a64)}};
+  for (const auto& [key, value] : {std::pair{"aten", &r.aten}, std::pair{"skipped", &r.skipped},
+                                   std::pair{"cannot_call", &r.cannot_call},
+                                   std::pair{"public_call_differs", &r.public_call_differs}})
+    if (*value) j[key] = **value;
+  return j;
 }
 
 json policy_table(const std::string& device, const std::vector<OpOutcome>& rows) {
@@ -299,50 +283,16 @@ std::vector<OpOutcome> rows_from_policy_table(const json& table, const std::stri
     r.bitwise_equal_to_manual_cast = optional_field<bool>(j, "bitwise_equal_to_manual_cast", where);
     r.error = optional_field<std::string>(j, "error", where);
     r.output_fnv1a64 = optional_field<std::string>(j, "output_fnv1a64", where);
-    if (!r.error && !r.output_dtype) throw AutocastOpsError(where + ": neither an output_dtype nor an error");
+    r.aten = optional_field<std::string>(j, "aten", where);
+    r.skipped = optional_field<std::string>(j, "skipped", where);
+    r.cannot_call = optional_field<std::string>(j, "cannot_call", where);
+    r.public_call_differs = optional_field<std::string>(j, "public_call_differs", where);
+    if (!r.error && !r.output_dtype && !r.skipped)
+      throw AutocastOpsError(where + ": neither an output_dtype nor an error (nor skipped)");
     if (!seen.insert({r.op, r.dtype}).second) throw AutocastOpsError(where + ": " + r.op + " under " + r.dtype + " twice");
     rows.push_back(std::move(r));
   }
   return rows;
-}
-
-std::vector<OpVerdict> compare_policies(const std::vector<OpOutcome>& expected, const std::vector<OpOutcome>& got,
-                                        const std::string& device) {
-  std::map<std::pair<std::string, std::string>, const OpOutcome*> want;
-  for (const OpOutcome& r : expected) want.emplace(std::make_pair(r.op, r.dtype), &r);
-  std::vector<OpVerdict> verdicts;
-  std::set<std::pair<std::string, std::string>> compared;
-  for (const OpOutcome& r : got) {
-    OpVerdict v{r.op, r.dtype, false, std::nullopt, r, ""};
-    const std::string where = "autocast-ops: " + r.op + " on " + device + " under " + r.dtype + ": ";
-    const auto it = want.find({r.op, r.dtype});
-    if (it == want.end()) {
-      v.message = where + "not in Python's table";
-    } else {
-      v.expected = *it->second;
-      const std::string why = difference(*it->second, r);
-      v.agrees = why.empty();
-      if (!v.agrees) v.message = where + why;
-    }
-    compared.insert({r.op, r.dtype});
-    verdicts.push_back(std::move(v));
-  }
-  for (const OpOutcome& r : expected) {
-    if (compared.count({r.op, r.dtype})) continue;
-    verdicts.push_back({r.op, r.dtype, false, r, std::nullopt,
-                        "autocast-ops: " + r.op + " on " + device + " under " + r.dtype +
-                            ": in Python's table but not in the op list"});
-  }
-  return verdicts;
-}
-
-json to_json(const OpVerdict& v) {
-  return {{"op", v.op},
-          {"dtype", v.dtype},
-          {"agrees", v.agrees},
-          {"expected", v.expected ? to_json(*v.expected) : json(nullptr)},
-          {"got", v.got ? to_json(*v.got) : json(nullptr)},
-          {"message", v.message.empty() ? json(nullptr) : json(v.message)}};
 }
 
 }  // namespace ampbench::amp

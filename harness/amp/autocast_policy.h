@@ -57,6 +57,11 @@ struct OpOutcome {
   std::optional<std::string> error;                   // the error's first line
   std::string inputs_fnv1a64;
   std::optional<std::string> output_fnv1a64;
+  // Rows of PyTorch's own lists (autocast_list_calls.h) only:
+  std::optional<std::string> aten;                 // the operator called, "aten::mm" or "aten::pow.Tensor_Scalar"
+  std::optional<std::string> skipped;              // why neither side ran it (PyTorch's own test skips it)
+  std::optional<std::string> cannot_call;          // C++ only: why it could not call the entry
+  std::optional<std::string> public_call_differs;  // Python only: its public call and the operator disagree
 };
 
 // The op's inputs on the CPU, bit for bit the Python oracle's (make_input).
@@ -75,6 +80,13 @@ std::string dtype_name(at::ScalarType dtype);
 // FNV-1a 64 over the tensors' bytes (contiguous, on the CPU), 16 hex digits.
 std::string fnv1a64(const std::vector<at::Tensor>& tensors);
 
+// Same dtype, shape and bytes (NaNs compare, -0 != +0).
+bool same_bits(const at::Tensor& a, const at::Tensor& b);
+
+// The first line of an error, without LibTorch's backtrace (as Python's
+// str(e) shows it).
+std::string first_line(const std::exception& e);
+
 nlohmann::json to_json(const OpOutcome& row);
 // {"torch", "device", "ops": [...]}: the oracle's format.
 nlohmann::json policy_table(const std::string& device, const std::vector<OpOutcome>& rows);
@@ -85,7 +97,8 @@ std::vector<OpOutcome> rows_from_policy_table(const nlohmann::json& table, const
 struct OpVerdict {
   std::string op;
   std::string dtype;
-  bool agrees = false;
+  bool agrees = false;         // true for "agrees" and "skipped"
+  std::string status;          // agrees | disagrees | cannot_call | skipped
   std::optional<OpOutcome> expected;  // Python's row
   std::optional<OpOutcome> got;       // ours
   std::string message;                // empty when it agrees
@@ -93,7 +106,9 @@ struct OpVerdict {
 
 // One verdict per row of `got` (in order), then one per row of `expected`
 // that `got` lacks. A row agrees when both raised, or both gave the same
-// output dtype, bitwise flag and output bits, from the same input bits.
+// output dtype, bitwise flag and output bits, from the same input bits; it
+// is "cannot_call" when C++ could not call it, "skipped" when both sides
+// skipped it, and disagrees when Python's public call and operator differ.
 std::vector<OpVerdict> compare_policies(const std::vector<OpOutcome>& expected, const std::vector<OpOutcome>& got,
                                         const std::string& device);
 nlohmann::json to_json(const OpVerdict& verdict);

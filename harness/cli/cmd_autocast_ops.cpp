@@ -1,8 +1,11 @@
 // `ampbench autocast-ops`: does autocast, driven from C++, cast each op as
 // PyTorch's own policy does on this device? The expected table is Python's,
 // measured on this machine by reference/python/autocast_policy.py (or read
-// from --expected); both sides read the op list from
-// harness/amp/autocast_ops.json (amp/autocast_policy.h).
+// from --expected). It covers every entry of PyTorch's own autocast test
+// lists for the device, read from the installed torch and serialized into
+// the table, which C++ calls boxed (amp/autocast_list_calls.h), and our own
+// op list, harness/amp/autocast_ops.json, which both sides read
+// (amp/autocast_policy.h).
 #include <c10/core/Device.h>
 #include <torch/headeronly/version.h>
 
@@ -11,10 +14,13 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "amp/autocast_coverage.h"
+#include "amp/autocast_list_calls.h"
 #include "amp/autocast_policy.h"
 #include "cli/child_process.h"
 #include "cli/cmd_run.h"
@@ -76,6 +82,8 @@ nlohmann::json run_oracle(const std::string& device, const std::string& out_dir)
 
 std::string shown(const std::optional<amp::OpOutcome>& row) {
   if (!row) return "-";
+  if (row->cannot_call) return "-";
+  if (row->skipped) return "skipped";
   return row->error ? "raises" : row->output_dtype.value_or("?");
 }
 
@@ -84,42 +92,63 @@ std::string shown_flag(const std::optional<amp::OpOutcome>& row) {
   return *row->bitwise_equal_to_manual_cast ? "yes" : "no";
 }
 
+std::string shown_status(const amp::OpVerdict& v) {
+  if (v.status == "disagrees") return "MISMATCH";
+  if (v.status == "cannot_call") return "CANNOT CALL";
+  return v.status;
+}
+
 void print_table(const std::vector<amp::OpVerdict>& verdicts) {
-  std::cout << std::left << std::setw(34) << "op" << std::setw(10) << "dtype" << std::setw(10) << "expected"
-            << std::setw(10) << "got" << std::setw(16) << "bitwise py/c++" << "verdict\n";
+  std::cout << std::left << std::setw(46) << "op" << std::setw(10) << "dtype" << std::setw(18) << "expected"
+            << std::setw(18) << "got" << std::setw(16) << "bitwise py/c++" << "verdict\n";
   for (const amp::OpVerdict& v : verdicts) {
-    std::cout << std::setw(34) << v.op << std::setw(10) << v.dtype << std::setw(10) << shown(v.expected)
-              << std::setw(10) << shown(v.got) << std::setw(16) << (shown_flag(v.expected) + "/" + shown_flag(v.got))
-              << (v.agrees ? "agrees" : "MISMATCH") << "\n";
+    std::cout << std::setw(46) << v.op << std::setw(10) << v.dtype << std::setw(18) << shown(v.expected)
+              << std::setw(18) << shown(v.got) << std::setw(16) << (shown_flag(v.expected) + "/" + shown_flag(v.got))
+              << shown_status(v) << "\n";
   }
   std::cout << std::right;
 }
 
-// How many rows agree, in all and per dtype.
+// How many rows agree, in all and per dtype; how many could not be called
+// or were skipped.
 nlohmann::json summary(const std::vector<amp::OpVerdict>& verdicts) {
   std::map<std::string, std::pair<int, int>> by_dtype;  // agree, rows
-  int agree = 0;
+  std::map<std::string, int> by_status = {{"agrees", 0}, {"disagrees", 0}, {"cannot_call", 0}, {"skipped", 0}};
   for (const amp::OpVerdict& v : verdicts) {
     auto& [a, n] = by_dtype[v.dtype];
-    a += v.agrees;
-    agree += v.agrees;
+    a += v.status == "agrees";
+    ++by_status[v.status];
     ++n;
   }
-  nlohmann::json j = {{"rows", verdicts.size()}, {"agree", agree}, {"by_dtype", nlohmann::json::object()}};
+  nlohmann::json j = {{"rows", verdicts.size()},
+                      {"agree", by_status["agrees"]},
+                      {"disagree", by_status["disagrees"]},
+                      {"cannot_call", by_status["cannot_call"]},
+                      {"skipped", by_status["skipped"]},
+                      {"by_dtype", nlohmann::json::object()}};
   for (const auto& [dtype, counts] : by_dtype) j["by_dtype"][dtype] = {{"agree", counts.first}, {"rows", counts.second}};
   return j;
 }
 
 // Everything a reader needs, in one file written atomically.
+// Python's table without the serialized calls (megabytes of tensor bytes,
+// which python-policy.json keeps).
+nlohmann::json without_calls(nlohmann::json table) {
+  if (table.contains("torch_lists") && table["torch_lists"].is_object()) table["torch_lists"].erase("calls");
+  return table;
+}
+
 void write_report(const std::string& out_dir, const std::string& device, const std::string& expected_source,
                   const nlohmann::json& expected, const nlohmann::json& got,
-                  const std::vector<amp::OpVerdict>& verdicts, const nlohmann::json& counts) {
+                  const std::vector<amp::OpVerdict>& verdicts, const nlohmann::json& counts,
+                  const nlohmann::json& coverage) {
   nlohmann::json v = nlohmann::json::array();
   for (const amp::OpVerdict& verdict : verdicts) v.push_back(amp::to_json(verdict));
   const nlohmann::json report = {{"device", device},       {"libtorch", TORCH_VERSION},
                                  {"ops_file", ops_file()}, {"expected_source", expected_source},
-                                 {"summary", counts},      {"verdicts", v},
-                                 {"expected", expected},   {"got", got}};
+                                 {"summary", counts},      {"coverage", coverage},
+                                 {"verdicts", v},          {"expected", without_calls(expected)},
+                                 {"got", got}};
   io::write_file_atomically(out_dir + "/autocast-ops.json", report.dump(1) + "\n");
 }
 
@@ -156,14 +185,20 @@ Plan make_plan(const AutocastOpsArgs& args) {
   return plan;
 }
 
-int autocast_ops(const AutocastOpsArgs& args) {
-  Plan plan;
-  std::vector<amp::OpOutcome> expected_rows;
+// Python's rows and PyTorch's lists, from the oracle or --expected.
+struct Expected {
+  std::vector<amp::OpOutcome> rows;
+  amp::TorchLists lists;
+};
+
+// Exit code on failure, nullopt when the plan and Python's table are ready.
+std::optional<int> load_expected(const AutocastOpsArgs& args, Plan& plan, Expected& expected) {
   try {
     plan = make_plan(args);
     if (!plan.expected) plan.expected = run_oracle(plan.device, plan.out_dir);
     const std::string source = args.expected.empty() ? "the Python oracle" : args.expected;
-    expected_rows = amp::rows_from_policy_table(*plan.expected, source);
+    expected.rows = amp::rows_from_policy_table(*plan.expected, source);
+    expected.lists = amp::parse_torch_lists(*plan.expected, source);
   } catch (const UsageError& e) {
     std::cerr << "ampbench autocast-ops: error: " << e.what() << "\n";
     return kExitUsage;
@@ -178,34 +213,51 @@ int autocast_ops(const AutocastOpsArgs& args) {
   if (python_torch.rfind(TORCH_VERSION, 0) != 0)
     std::cerr << "ampbench autocast-ops: warning: Python's table is from torch " << python_torch
               << ", this binary links LibTorch " << TORCH_VERSION << ": policies may differ between versions\n";
+  return std::nullopt;
+}
 
+// Our rows: the op list under each dtype, then every call of PyTorch's lists.
+std::vector<amp::OpOutcome> run_cpp(const Plan& plan, const amp::TorchLists& lists) {
   const c10::Device device = plan.device == "cuda" ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
   std::vector<amp::OpOutcome> got;
+  for (at::ScalarType dtype : kDtypes) {
+    const std::vector<amp::OpOutcome> rows = amp::run_autocast_ops(plan.ops, device, dtype);
+    got.insert(got.end(), rows.begin(), rows.end());
+  }
+  for (const amp::ListCall& call : lists.calls) got.push_back(amp::run_list_call(call, device));
+  return got;
+}
+
+int autocast_ops(const AutocastOpsArgs& args) {
+  Plan plan;
+  Expected expected;
+  if (const auto code = load_expected(args, plan, expected)) return *code;
+  std::vector<amp::OpOutcome> got;
   try {
-    for (at::ScalarType dtype : kDtypes) {
-      const std::vector<amp::OpOutcome> rows = amp::run_autocast_ops(plan.ops, device, dtype);
-      got.insert(got.end(), rows.begin(), rows.end());
-    }
+    got = run_cpp(plan, expected.lists);
   } catch (const amp::AutocastOpsError& e) {  // e.g. an op's args lack what its call reads
     std::cerr << "ampbench autocast-ops: error: " << ops_file() << ": " << e.what() << "\n";
     return kExitUsage;
   }
-  const std::vector<amp::OpVerdict> verdicts = amp::compare_policies(expected_rows, got, plan.device);
+  const std::vector<amp::OpVerdict> verdicts = amp::compare_policies(expected.rows, got, plan.device);
   print_table(verdicts);
   const nlohmann::json counts = summary(verdicts);
+  const auto coverage = amp::list_coverage(expected.lists, static_cast<int>(plan.ops.ops.size()), verdicts);
   write_report(plan.out_dir, plan.device, args.expected.empty() ? "python-policy.json" : args.expected,
-               *plan.expected, amp::policy_table(plan.device, got), verdicts, counts);
+               *plan.expected, amp::policy_table(plan.device, got), verdicts, counts, amp::to_json(coverage));
+  std::cout << "\ncoverage of PyTorch's autocast test lists (" << expected.lists.source << ") and of "
+            << amp::kOwnList << ", rows = entries x dtypes:\n";
+  amp::print_coverage(std::cout, coverage);
   std::cout << "autocast-ops on " << plan.device << ": " << counts["agree"] << " of " << counts["rows"]
-            << " rows agree with Python's policy (" << plan.ops.ops.size() << " ops x " << kDtypes.size()
-            << " dtypes)\nwrote " << plan.out_dir << "/autocast-ops.json\n";
-  int mismatches = 0;
-  for (const amp::OpVerdict& v : verdicts) {
-    if (v.agrees) continue;
-    std::cerr << v.message << "\n";
-    ++mismatches;
-  }
-  if (mismatches == 0) return kExitOk;
-  std::cerr << "ampbench autocast-ops: error: " << mismatches << " row(s) disagree with Python's policy\n";
+            << " rows agree with Python's policy, " << counts["disagree"] << " disagree, " << counts["cannot_call"]
+            << " cannot be called from C++, " << counts["skipped"] << " skipped as PyTorch's tests skip them\nwrote "
+            << plan.out_dir << "/autocast-ops.json\n";
+  for (const amp::OpVerdict& v : verdicts)
+    if (!v.agrees) std::cerr << v.message << "\n";
+  const int failing = counts["disagree"].get<int>() + counts["cannot_call"].get<int>();
+  if (failing == 0) return kExitOk;
+  std::cerr << "ampbench autocast-ops: error: " << counts["disagree"] << " row(s) disagree with Python's policy, "
+            << counts["cannot_call"] << " cannot be called from C++\n";
   return kExitFailure;
 }
 

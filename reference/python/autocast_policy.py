@@ -219,20 +219,39 @@ def policy_table(doc: dict, device: str, dtypes=tuple(DTYPES)) -> dict:
     return {"torch": torch.__version__, "device": device, "ops": rows}
 
 
+def add_torch_lists(table: dict, device: str, dtypes) -> None:
+    """PyTorch's own autocast test lists for the device, read from the
+    installed torch: their serialized calls (which the C++ side runs) under
+    "torch_lists", their rows appended to "ops"."""
+    from .autocast_list_rows import list_rows
+    from .autocast_lists import list_calls
+
+    meta, items = list_calls(device, dtypes)
+    table["torch_lists"] = meta
+    table["ops"] += list_rows(meta, items, device)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m reference.python.autocast_policy", description=__doc__.split("\n")[0])
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--out", required=True, help="the table (JSON) to write")
     parser.add_argument("--ops", default=str(OPS_FILE), help="the op list (default: harness/amp/autocast_ops.json)")
     parser.add_argument("--dtype", choices=tuple(DTYPES), action="append", help="only this dtype (repeatable)")
+    parser.add_argument("--no-torch-lists", action="store_true",
+                        help="only the op list, not PyTorch's own autocast test lists")
     args = parser.parse_args(argv)
     prog = "autocast_policy"
     if args.device == "cuda" and not torch.cuda.is_available():
         print(f"{prog}: error: --device cuda: torch.cuda.is_available() is false", file=sys.stderr)
         return EXIT_UNUSABLE
+    from .autocast_lists import ListsError  # it imports this module
+
+    dtypes = tuple(args.dtype or DTYPES)
     try:
-        table = policy_table(load_ops(args.ops), args.device, tuple(args.dtype or DTYPES))
-    except OpsFileError as e:
+        table = policy_table(load_ops(args.ops), args.device, dtypes)
+        if not args.no_torch_lists:
+            add_torch_lists(table, args.device, dtypes)
+    except (OpsFileError, ListsError) as e:
         print(f"{prog}: error: {e}", file=sys.stderr)
         return EXIT_UNUSABLE
     out = Path(args.out)
