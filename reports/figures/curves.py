@@ -41,7 +41,7 @@ def deviation_figure(run, workload, cases):
     conform = sum(1 for c in shown if c["conforms"])
     return _per_model(shown, _draw_deviation,
                       f"{workload}: |loss − fp32 loss| / |fp32 loss| per step against the measured "
-                      f"envelope (shaded), controls dashed, "
+                      f"envelope (shaded), negative controls marked ×, "
                       f"{conform} of {len(shown)} checks conform ({run.label})")
 
 
@@ -107,7 +107,8 @@ def _draw_deviation(ax, cases, fields, styles):
         dev = np.where(dev < DEVIATION_FLOOR, DEVIATION_FLOOR, dev)
         kwargs = _line_kwargs(case, fields, styles)
         if case["expect"] == "fail":
-            kwargs["linestyle"] = "--"  # negative controls: dashed, whatever their family
+            # Marked, not restyled: line styles already tell configurations apart.
+            kwargs.update(marker="x", markersize=5)
             kwargs["label"] += f" (control: {verdict_text(case)})"
         ax.plot(np.arange(len(dev)), dev, **kwargs)
         _mark_first_crossing(ax, case, dev, kwargs["color"])

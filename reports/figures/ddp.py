@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .layout import finish
+from .layout import GLYPH_WIDTH, finish
 from .style import new_figure, precision_color, precision_handles
 from ..runs import precision_key
 
@@ -17,7 +17,9 @@ def ddp_figure(run):
     cases = [c for c in run.cases if c["ddp"]]
     if not cases:
         return None
-    fig = new_figure(max(10.0, 1.2 * len(cases) + 6), 4.6)
+    # Upright case ids under the bars take their length in height.
+    ids_in = max(len(c["id"]) for c in cases) * 8 * GLYPH_WIDTH / 72
+    fig = new_figure(max(10.0, 1.2 * len(cases) + 6), 3.6 + ids_in)
     left, right = fig.subplots(1, 2)
     labels = [c["id"] for c in cases]
     ideal = _draw_efficiency(left, cases)
@@ -40,8 +42,9 @@ def _draw_efficiency(ax, cases):
         ax.bar(x, pct, 0.7, color=precision_color(case["precision"]))
         label = f"{pct:.0f}%\n{ddp['replicas']} replicas\n{ddp['aggregate_samples_per_s']:.0f}\nsamples/s"
         if pct >= TEXT_INSIDE_PCT:  # inside: above, the text would collide with the ideal line
-            ax.text(x, pct / 2, label, ha="center", va="center", fontsize=7, color="white",
-                    fontweight="bold")
+            # On a pale box: the text is wider than a bar of a long suite.
+            ax.text(x, pct / 2, label, ha="center", va="center", fontsize=7,
+                    bbox={"facecolor": "white", "alpha": 0.85, "linewidth": 0, "pad": 1})
         else:  # a short bar cannot hold four lines: they go above it
             ax.annotate(label, (x, pct), xytext=(0, 2), textcoords="offset points", ha="center",
                         va="bottom", fontsize=7)

@@ -49,9 +49,9 @@ def finish(fig, title: str | None = None, handles=None, title_size: float = 11) 
     fig.set_size_inches(width + legend_in, height)
     top = 1.0
     if title:
-        heading = fig.suptitle(wrap(title, width, title_size), fontsize=title_size,
-                               x=0.01, ha="left", y=0.995, va="top")
-        top = 1.0 - (_height_in(fig, heading) + 0.1) / height
+        # tight_layout keeps the panels below a suptitle by itself.
+        fig.suptitle(wrap(title, width, title_size), fontsize=title_size, x=0.01, ha="left",
+                     y=0.995, va="top")
     right = 1.0 - legend_in / (width + legend_in)
     fig.tight_layout(rect=(0, 0, right, top))
     if legend:
