@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from .blocks import Bullets, Link, Text
-from .comparison import ALPHA, IMPROVEMENT, REGRESSION, compare_runs
+from .comparison import ALPHA, IMPROVEMENT, REGRESSION, compare_runs, min_attainable_p
 from .summary import headline_rows
 from .tables import DASH, fmt_percent, fmt_rate, fmt_ratio, make_table
 
@@ -34,9 +34,41 @@ def comparison_summary(runs) -> list:
             f"measured in both (geo-mean ratio {fmt_ratio(geo)}; Mann-Whitney U on the repetitions, "
             f"Benjamini-Hochberg q < {ALPHA:g}, beyond the minimum effect).",
             tone="bad" if slower else ""))
-        items = tuple(i for i in (_called_out("Slower", other, slower), _called_out("Faster", other, faster)) if i)
+        items = (_called_out("Slower", other, slower), _called_out("Faster", other, faster),
+                 _intervals_line(measured), _power_line(rows, slower + faster))
+        items = tuple(i for i in items if i)
         blocks += [Bullets(items)] if items else []
     return blocks
+
+
+def _intervals_line(measured):
+    """Per-case intervals, before the correction: a broad shift shows here
+    even when no single row survives it."""
+    below = sum(1 for r in measured if r.high < 1)
+    above = sum(1 for r in measured if r.low > 1)
+    if not measured:
+        return None
+    return (f"Per-case ~95% intervals: {below} of {len(measured)} lie entirely below 1, "
+            f"{above} entirely above.")
+
+
+def _power_line(rows, flagged):
+    """Why nothing was flagged, when the repetitions cannot pay for the
+    correction: BH needs enough rows at the smallest attainable p."""
+    judged = [r for r in rows if r.p is not None]
+    if flagged or not judged:
+        return None
+    sizes = [(len(r.base["throughput"]["samples_per_s"]), len(r.other["throughput"]["samples_per_s"]))
+             for r in judged]
+    floor = max(min_attainable_p(a, b) for a, b in sizes)
+    needed = math.floor(len(judged) * floor / ALPHA) + 1
+    at_floor = sum(1 for r in judged if r.p <= floor)
+    if needed <= at_floor or needed <= 1:
+        return None
+    return (f"No row survives the correction: with {min(min(s) for s in sizes)} repetitions per side the "
+            f"smallest p is {floor:.2g}, and over {len(judged)} rows at least {needed} must reach it "
+            f"({at_floor} did). More repetitions, or several runs per side with ampbench gate, give "
+            f"the power to call a change.")
 
 
 def _called_out(word, other, rows):

@@ -23,7 +23,8 @@ PRECISION_ORDER = ("fp32", "fp16", "o2", "o3", "bf16", "tf32")
 # suite reads "fp16" and a mixed one "fp16 adamw bs=128".  "tag" is written
 # by the harness (case ids end in "@tag") but is not in SCHEMA.md yet, so it
 # is read as optional.
-DISTINGUISHING_FIELDS = ("optimizer", "variant", "tag", "batch_size", "world_size", "device", "input")
+DISTINGUISHING_FIELDS = ("optimizer", "optimizer_impl", "precision_option", "variant", "tag", "batch_size",
+                         "world_size", "device", "input")
 
 
 @dataclass
@@ -107,7 +108,21 @@ def group_by(cases, key: str) -> dict:
 def attribute(case: dict, name: str):
     if name == "input":
         return (case.get("throughput") or {}).get("input")
+    if name in ("optimizer_impl", "precision_option"):
+        return _id_option(case, name)
     return case.get(name)
+
+
+def _id_option(case: dict, name: str):
+    """Options the case id carries and no field does: "+fused"/"+foreach" on
+    the optimizer, "+scaler" on the precision ("plain/mlp/fp32+scaler/sgd@exact").
+    Without them two such cases would share one bar and one legend entry."""
+    parts = case["id"].split("@")[0].split("/")
+    if len(parts) < 4:
+        return None
+    segment = parts[3] if name == "optimizer_impl" else parts[2]
+    # "" (not None): having no option is a value that sets a case apart too.
+    return "+" + segment.split("+", 1)[1] if "+" in segment else ""
 
 
 def varying_fields(cases) -> list:
@@ -130,6 +145,8 @@ def config_label(case: dict, fields) -> str:
             parts.append(f"ws={value}")
         elif name == "tag":
             parts.append(f"@{value}")
+        elif name == "optimizer_impl" and parts and attribute(case, "optimizer") is not None:
+            parts[-1] += value  # "adamw+fused" reads as one word
         else:
             parts.append(str(value))
     return " ".join(parts)

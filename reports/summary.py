@@ -90,14 +90,21 @@ def _first_failure(case) -> str:
 
 
 def _margin_line(run):
-    """How close the correct cases came to their bounds: the teeth's other side."""
+    """How close the correct cases came to their bounds, and the teeth
+    margin: the mildest control caught by a bound over that (as `ampbench
+    run` prints it)."""
     rated = [(bound_ratio(c), c["id"]) for c in run.cases
              if c["expect"] == "pass" and c["status"] == "pass" and bound_ratio(c) is not None]
     if not rated:
         return None
     ratio, case_id = max(rated)
-    return (f"Margin: the conforming case nearest its bound used {100 * ratio:.3g}% of it (",
-            case_link(run, case_id), f"); {len(rated)} checks compared with fp32.")
+    parts = [f"Margin: the conforming case nearest its bound used {100 * ratio:.3g}% of it (",
+             case_link(run, case_id), f"), of {len(rated)} checked against fp32"]
+    caught = [bound_ratio(c) for c in run.cases if c["expect"] == "fail" and c["status"] == "fail"
+              and (bound_ratio(c) or 0) > 1]
+    if caught and ratio > 0:
+        parts.append(f"; teeth margin {min(caught) / ratio:.3g}× (mildest control over nearest correct case)")
+    return tuple(parts) + (".",)
 
 
 # -- the headline table --------------------------------------------------------------

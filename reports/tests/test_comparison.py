@@ -133,3 +133,27 @@ def test_several_runs_each_compared_with_the_first(tmp_path):
     assert md.count("### Per-case change, run") == 2  # each against run1, not run2 against run3
     assert f"run2 against run1: {timed} case(s) slower" in md
     assert f"run3 against run1: 0 case(s) slower, {timed} faster" in md
+
+
+def test_a_comparison_without_the_power_to_call_a_change_says_so(tmp_path):
+    """4 repetitions per side over 70+ rows: BH needs most rows at the
+    smallest attainable p; a slowdown that moves only some rows that far is
+    reported as intervals below 1 and a note on power, not as "no change"."""
+    first, second = stored_runs()[:2]
+    doc = json.loads(Path(second).read_text())
+    timed = [c for c in doc["cases"] if c["throughput"]]
+    for case in timed[: len(timed) // 5]:  # a fifth of the cases slowed
+        tp = case["throughput"]
+        tp["samples_per_s"] = [s / 1.5 for s in tp["samples_per_s"]]
+        for key in ("median", "min", "max", "iqr"):
+            tp[key] /= 1.5
+    out = tmp_path / "third.json"
+    out.write_text(json.dumps(doc))
+    runs = load_runs([first, str(out)])
+    rows = [r for r in compare_runs(*runs) if r.ratio is not None]
+    assert not [r for r in rows if r.verdict == REGRESSION]
+    md = render_markdown(build_document(runs, []))
+    below = sum(1 for r in rows if r.high < 1)
+    assert below >= len(timed) // 5
+    assert f"Per-case ~95% intervals: {below} of {len(rows)} lie entirely below 1" in md
+    assert "No row survives the correction: with 4 repetitions per side the smallest p is 0.029" in md

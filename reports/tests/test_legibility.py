@@ -13,7 +13,7 @@ import pytest
 from reports.figures.legibility import check_results, problems
 from reports.figures.throughput import throughput_figure
 from reports.runs import load_runs
-from reports.tests.sample_results import smoke_like, write_results
+from reports.tests.sample_results import make_results, smoke_like, write_results
 
 
 @pytest.fixture(scope="module")
@@ -60,3 +60,30 @@ def test_legend_on_the_curves_is_caught(suites):
         legend.remove()
     fig.axes[0].legend(loc="center", fontsize=7)
     assert any("legend" in p and "covers data" in p for p in problems(fig))
+
+
+def test_cases_told_apart_only_by_their_id_get_their_own_bars(tmp_path):
+    """The real smoke suite has plain/mlp/fp16/sgd and plain/mlp/fp16/sgd+fused,
+    plain/mlp/fp32/sgd@exact and plain/mlp/fp32+scaler/sgd@exact: no field
+    tells them apart, only the id.  Drawn at one x, their bars hid each
+    other and their speedup labels overlapped."""
+    import copy
+    doc = make_results(workloads=("plain",), models=("mlp",), negative_controls=False, ddp=False)
+    extra = []
+    for case in [c for c in doc["cases"] if c["throughput"] and not c["tag"]]:
+        fused = copy.deepcopy(case)
+        fused["id"] = case["id"] + "+fused"
+        if fused["baseline_id"]:
+            fused["baseline_id"] += "+fused"
+        extra.append(fused)
+    scaled = copy.deepcopy(next(c for c in doc["cases"] if c["id"] == "plain/mlp/fp32/sgd"))
+    scaled["id"] = "plain/mlp/fp32+scaler/sgd"
+    doc["cases"] += extra + [scaled]
+    run = load_runs([write_results(tmp_path / "r.json", doc)])[0]
+    fig = throughput_figure(run)
+    bars = [round(p.get_x(), 6) for ax in fig.axes for p in ax.patches]
+    timed = [c for c in run.cases if c["throughput"]]
+    assert len(bars) == len(timed) and len(set(bars)) == len(bars)
+    labels = [t.get_text() for ax in fig.axes for t in ax.get_xticklabels()]
+    assert "mlp\n+fused" in labels and "mlp\n+scaler" in labels
+    assert problems(fig) == []

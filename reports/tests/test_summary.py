@@ -50,6 +50,7 @@ def test_controls_and_margin_come_from_the_checks(single):
     passing = [c for c in doc["cases"] if c["expect"] == "pass" and c["status"] == "pass" and c["check"]]
     nearest = max(passing, key=ratio)
     assert f"nearest its bound used {100 * ratio(nearest):.3g}% of it ([{nearest['id']}]" in summary
+    assert f"teeth margin {ratio(closest) / ratio(nearest):.3g}×" in summary
     assert "MISSED: [accumulation+step_every_microbatch/mlp/fp16/sgd]" in summary
 
 
