@@ -35,7 +35,7 @@ def _summary_section(runs) -> list:
     # Several files: the comparison is what the reader came for, so it leads.
     blocks = [Heading(2, "Summary"), *(comparison_summary(runs) if len(runs) > 1 else [])]
     for run in runs:
-        blocks += verdict_blocks(run)
+        blocks += verdict_blocks(run, compact=len(runs) > 1)
     if len(runs) == 1:
         return blocks + [Text("Headline per model and precision: samples/s and speedup of the plain "
                               "training loop (the headline case), the speedup over all timed cases, MFU "

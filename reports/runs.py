@@ -82,9 +82,12 @@ def implementation(env: dict) -> str:
 def _assign_labels(runs) -> None:
     prints = [f"{implementation(run.env)} · {env_fingerprint(run.env)}" for run in runs]
     repeated = Counter(prints)
+    names = Counter(run.path.name for run in runs)
     for run, fingerprint in zip(runs, prints):
-        # Two runs on one machine share a fingerprint: the file name tells them apart.
-        suffix = f" ({run.path.name})" if repeated[fingerprint] > 1 else ""
+        # Two runs on one machine share a fingerprint: the file name tells them
+        # apart, or its folder too when every run wrote results.json.
+        name = run.path.name if names[run.path.name] == 1 else f"{run.path.parent.name}/{run.path.name}"
+        suffix = f" ({name})" if repeated[fingerprint] > 1 else ""
         run.label = f"{run.tag}: {fingerprint}{suffix}"
 
 

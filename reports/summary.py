@@ -35,8 +35,10 @@ def bound_ratio(case):
 
 # -- the verdict ------------------------------------------------------------------
 
-def verdict_blocks(run) -> list:
-    """The run's verdict line and its evidence (controls, margins), linked."""
+def verdict_blocks(run, compact: bool = False) -> list:
+    """The run's verdict line and its evidence (controls, margins), linked.
+    compact: one line per run, for a comparison whose summary must leave
+    room for the headline; the run's own section has the details."""
     bad = [c for c in run.cases if c["conforms"] is False]
     counts = Counter(c["status"] for c in run.cases)
     tally = ", ".join(f"{counts.get(s, 0)} {s}" for s in ("pass", "fail", "skipped", "error"))
@@ -49,8 +51,29 @@ def verdict_blocks(run) -> list:
     else:
         line = Text(f"{run.tag}: CONFORMING: every case that ran conforms to its expectation ({tally}).",
                     tone="ok")
+    if compact:
+        return [Text((line.text if isinstance(line.text, tuple) else (line.text,)) + (_teeth_short(run),),
+                     warning=line.warning, tone=line.tone)]
     evidence = tuple(filter(None, [_controls_line(run), _margin_line(run)])) if run.cases else ()
     return [line, Bullets(evidence)] if evidence else [line]
+
+
+def _teeth_short(run) -> str:
+    controls = [c for c in run.cases if c["expect"] == "fail" and c["status"] != "skipped"]
+    if not controls:
+        return ""
+    caught = sum(1 for c in controls if c["status"] == "fail")
+    margin = _teeth_margin(run)
+    return f" Controls: {caught} of {len(controls)} caught" + (f", teeth margin {margin:.3g}×." if margin else ".")
+
+
+def _teeth_margin(run):
+    """Mildest control caught by a bound over the conforming case nearest its bound."""
+    correct = [bound_ratio(c) for c in run.cases if c["expect"] == "pass" and c["status"] == "pass"
+               and bound_ratio(c) is not None]
+    caught = [bound_ratio(c) for c in run.cases if c["expect"] == "fail" and c["status"] == "fail"
+              and (bound_ratio(c) or 0) > 1]
+    return min(caught) / max(correct) if caught and correct and max(correct) > 0 else None
 
 
 def _joined(run, ids) -> list:
@@ -100,10 +123,9 @@ def _margin_line(run):
     ratio, case_id = max(rated)
     parts = [f"Margin: the conforming case nearest its bound used {100 * ratio:.3g}% of it (",
              case_link(run, case_id), f"), of {len(rated)} checked against fp32"]
-    caught = [bound_ratio(c) for c in run.cases if c["expect"] == "fail" and c["status"] == "fail"
-              and (bound_ratio(c) or 0) > 1]
-    if caught and ratio > 0:
-        parts.append(f"; teeth margin {min(caught) / ratio:.3g}× (mildest control over nearest correct case)")
+    margin = _teeth_margin(run)
+    if margin:
+        parts.append(f"; teeth margin {margin:.3g}× (mildest control over nearest correct case)")
     return tuple(parts) + (".",)
 
 

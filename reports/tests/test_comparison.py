@@ -111,6 +111,10 @@ def test_comparison_report_sorts_and_calls_out(tmp_path):
     md = render_markdown(build_document(runs, []))
     summary = md[:md.index("## Environment")]
     assert "run2 against run1:" in summary and "Slower: [" in summary
+    assert summary.index("run2 against run1:") < summary.index("run1: CONFORMING")  # the comparison leads
+    controls = [c for c in runs[0].cases if c["expect"] == "fail"]
+    caught = sum(1 for c in controls if c["status"] == "fail")
+    assert f"Controls: {caught} of {len(controls)} caught, teeth margin" in summary  # one line per file
     assert "| model | precision | run1 samples/s | run2 samples/s | ratio run2/run1 (interval)" in summary
     table = md[md.index("### Per-case change, run2 against run1"):].split("\n\n")[2]
     cells = [line.split(" | ") for line in table.splitlines()[2:]]
