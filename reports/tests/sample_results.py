@@ -295,14 +295,16 @@ def add_grad_health(doc) -> dict:
 SMOKE_WORKLOADS = ("plain", "clip_norm", "clip_value", "penalty", "accumulation", "resume")
 SMOKE_PRECISIONS = ("fp32", "fp16", "o2", "o3", "bf16")
 # Real architectures and users' own models, for the suite grown 5x.
-MORE_MODELS = ("resnet18", "vit_tiny", "gpt2_small", "bert_base", "unet")
+MORE_MODELS = ("resnet18", "vit_tiny", "gpt2_small", "bert_base", "unet", "llama_tiny", "wav2vec",
+               "dlrm", "my_model")
+SMOKE_SUITE_CASES = 150   # `ampbench run --suite smoke --device cpu`: what "5x" is measured against
 
 
 def smoke_like(grown: bool = False, **overrides) -> dict:
     """A suite shaped like the smoke suite (6 workloads x 3 models x 5
-    precisions, controls, DDP; ~100 cases), or grown ~5x the way the report
-    will grow: more models, and a second optimizer.  With utilisation and
-    gradient health, so every figure kind is drawn."""
+    precisions, controls, DDP; ~100 cases), or grown to ~5x the real smoke
+    suite the way the report will grow: more models, and a second optimizer.
+    With utilisation and gradient health, so every figure kind is drawn."""
     shape = {"workloads": SMOKE_WORKLOADS, "precisions": SMOKE_PRECISIONS, "steps": 10,
              "models": ("mlp", "cnn", "transformer"), "skipped": ()}
     if grown:
