@@ -78,7 +78,8 @@ c10::IValue to_list(const c10::ListType& type, const json& v, std::optional<int3
   const c10::TypePtr& elem = type.getElementType();
   c10::impl::GenericList list(boxed_type(elem));
   if (!v.is_array()) {  // int[2] given as 1: broadcast, as Python's bindings do
-    if (!n || !v.is_number_integer()) throw CannotCall(where + ": expected a list for " + type.str() + ", got " + v.dump(-1).substr(0, 40));
+    if (!n || !v.is_number_integer())
+      throw CannotCall(where + ": expected a list for " + type.str() + ", got " + v.dump().substr(0, 40));
     for (int32_t k = 0; k < *n; ++k) list.push_back(to_ivalue(elem, v, std::nullopt, device, where));
     return list;
   }
@@ -94,7 +95,8 @@ c10::IValue to_ivalue(const c10::TypePtr& type, const json& v, std::optional<int
   };
   switch (type->kind()) {
     case c10::TypeKind::OptionalType:
-      return v.is_null() ? c10::IValue() : to_ivalue(type->castRaw<c10::OptionalType>()->getElementType(), v, n, device, where);
+      if (v.is_null()) return c10::IValue();
+      return to_ivalue(type->castRaw<c10::OptionalType>()->getElementType(), v, n, device, where);
     case c10::TypeKind::TensorType:
       if (!is_tensor(v)) throw refuse("expected a tensor, got " + v.dump().substr(0, 40));
       return decode_tensor(v, where).to(device);
@@ -120,7 +122,8 @@ c10::IValue to_ivalue(const c10::TypePtr& type, const json& v, std::optional<int
       if (!v.is_string()) throw refuse("expected a string, got " + v.dump().substr(0, 40));
       return v.get<std::string>();
     case c10::TypeKind::ScalarTypeType:
-      if (!v.is_object() || !v.contains("dtype")) throw refuse("expected {\"dtype\": ...}, got " + v.dump().substr(0, 40));
+      if (!v.is_object() || !v.contains("dtype"))
+        throw refuse("expected {\"dtype\": ...}, got " + v.dump().substr(0, 40));
       return static_cast<int64_t>(dtype_named(v["dtype"], where));
     default: throw refuse("no JSON form builds this type");
   }

@@ -5,8 +5,9 @@
 # --expected it agrees (exit 0) on every row, PyTorch's lists included; with
 # that table doctored (addmm of our list and torch_16/mm of PyTorch's said to
 # give float32 under bfloat16) it exits 1 naming both; an entry whose
-# operator does not exist is counted as one C++ cannot call (exit 1); a table
-# without PyTorch's lists or measured on another device is refused (exit 2).
+# operator does not exist is counted as one C++ cannot call (exit 1); CUDA's
+# lists, run on the CPU, are all called from C++ and agree; a table without
+# PyTorch's lists or measured on another device is refused (exit 2).
 set -uo pipefail
 BIN="$1" PY="$2" OUT="$3"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -77,6 +78,16 @@ grep -qF "$said" "$OUT/cannot-call.log" || fail cannot-call "does not say '$said
 summary cannot-call 'r["summary"]["cannot_call"] == 1 and r["summary"]["disagree"] == 0 and
   [c["cannot_call"] for c in r["coverage"] if c["list"] == "torch_16"] == [1]' ||
   fail cannot-call "autocast-ops.json does not count it under torch_16 as one row C++ cannot call"
+
+# CUDA's lists, made and run on the CPU (CPU autocast's policy, not CUDA's):
+# every entry can be called from C++ and gives what Python gives.
+(cd "$ROOT" && "$PY" -m reference.python.autocast_policy --device cpu --lists cuda --out "$OUT/cuda-lists.json") ||
+  fail cuda-lists "the Python oracle did not run CUDA's lists on the CPU"
+run cuda-lists 0 "$OUT/cuda-lists.json"
+summary cuda-lists 'r["summary"]["disagree"] == r["summary"]["cannot_call"] == 0 and
+  r["summary"]["agree"] + r["summary"]["skipped"] == r["summary"]["rows"] and
+  sum(c["entries"] for c in r["coverage"] if c["list"] not in ("autocast_ops.json", "all")) >= 100' ||
+  fail cuda-lists "not every entry of CUDA's lists is called from C++ and agrees"
 
 run old-table 2 "$OUT/old-table.json"
 grep -qF 'no "torch_lists"' "$OUT/old-table.log" || fail old-table "does not say the table lacks PyTorch's lists"

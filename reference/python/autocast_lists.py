@@ -259,3 +259,35 @@ def list_calls(device_type: str, dtypes=DTYPES, build_on=None) -> tuple[dict, di
             calls += [make_call(item, dtype) for dtype in dtypes]
     meta = {"source": source, "seed": SEED, "lists": {k: len(v) for k, v in parsed.items()}, "calls": calls}
     return meta, by_id
+
+
+def main(argv=None) -> int:
+    """Enumerates and serializes a device's lists without running them (the
+    CUDA lists too, built on the CPU): exit 1 when an entry is unresolved."""
+    import argparse
+    import json
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m reference.python.autocast_lists", description=main.__doc__)
+    parser.add_argument("--lists", choices=tuple(LIST_CLASSES), default="cpu", help="whose lists: cpu or cuda")
+    parser.add_argument("--build-on", default=None, help="device to make their tensors on (default: that device)")
+    parser.add_argument("--out", help="write the serialized calls (JSON) here")
+    args = parser.parse_args(argv)
+    try:
+        meta, _ = list_calls(args.lists, build_on=args.build_on)
+    except ListsError as e:
+        print(f"autocast_lists: error: {e}", file=sys.stderr)
+        return 2
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(meta, f)
+    unresolved = [c for c in meta["calls"] if c["unresolved"]]
+    for c in unresolved + [c for c in meta["calls"] if c["skipped"]]:
+        print(f"{c['id']} ({c['dtype']}): {c['unresolved'] or 'skipped: ' + c['skipped']}")
+    print(f"autocast_lists: {meta['source']}: {sum(meta['lists'].values())} entries in {len(meta['lists'])} lists, "
+          f"{len(meta['calls'])} calls, {len(unresolved)} unresolved")
+    return 1 if unresolved else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

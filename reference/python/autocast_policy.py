@@ -10,7 +10,13 @@ with its error's first line (on CPU some kernels have no float16 or mixed-dtype
 form), never skipped. The inputs' and output's bits are fingerprinted
 (FNV-1a 64) so the C++ side can show it ran on the very same inputs.
 
-Exit status: 0 table written; 2 unusable input (ops file, arguments, device).
+Unless --no-torch-lists, the table also covers every entry of PyTorch's own
+autocast test lists for the device, read from the installed torch
+(autocast_lists.py): their calls, serialized exactly, under "torch_lists"
+(the C++ side runs those), and their rows in "ops" (autocast_list_rows.py).
+
+Exit status: 0 table written; 2 unusable input (ops file, arguments, device, PyTorch's lists
+not importable).
 """
 
 from __future__ import annotations
@@ -219,14 +225,15 @@ def policy_table(doc: dict, device: str, dtypes=tuple(DTYPES)) -> dict:
     return {"torch": torch.__version__, "device": device, "ops": rows}
 
 
-def add_torch_lists(table: dict, device: str, dtypes) -> None:
-    """PyTorch's own autocast test lists for the device, read from the
-    installed torch: their serialized calls (which the C++ side runs) under
-    "torch_lists", their rows appended to "ops"."""
+def add_torch_lists(table: dict, device: str, dtypes, lists_of: str | None = None) -> None:
+    """PyTorch's own autocast test lists for the device (or for `lists_of`,
+    made and run on this device), read from the installed torch: their
+    serialized calls (which the C++ side runs) under "torch_lists", their
+    rows appended to "ops"."""
     from .autocast_list_rows import list_rows
     from .autocast_lists import list_calls
 
-    meta, items = list_calls(device, dtypes)
+    meta, items = list_calls(lists_of or device, dtypes, build_on=device)
     table["torch_lists"] = meta
     table["ops"] += list_rows(meta, items, device)
 
@@ -239,6 +246,9 @@ def main(argv=None) -> int:
     parser.add_argument("--dtype", choices=tuple(DTYPES), action="append", help="only this dtype (repeatable)")
     parser.add_argument("--no-torch-lists", action="store_true",
                         help="only the op list, not PyTorch's own autocast test lists")
+    parser.add_argument("--lists", choices=("cpu", "cuda"),
+                        help="whose test lists, run on --device (default: --device's own; cuda's on the CPU "
+                             "checks that each of its entries can be called from C++)")
     args = parser.parse_args(argv)
     prog = "autocast_policy"
     if args.device == "cuda" and not torch.cuda.is_available():
@@ -250,7 +260,7 @@ def main(argv=None) -> int:
     try:
         table = policy_table(load_ops(args.ops), args.device, dtypes)
         if not args.no_torch_lists:
-            add_torch_lists(table, args.device, dtypes)
+            add_torch_lists(table, args.device, dtypes, args.lists)
     except (OpsFileError, ListsError) as e:
         print(f"{prog}: error: {e}", file=sys.stderr)
         return EXIT_UNUSABLE
