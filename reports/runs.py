@@ -140,8 +140,8 @@ def config_label(case: dict, fields) -> str:
     parts = []
     for name in fields:
         value = attribute(case, name)
-        if value is None or value == "":
-            continue
+        if value is None or value == "" or (name == "variant" and value == "correct"):
+            continue  # "correct" is every non-control case: naming it only adds words
         if name == "batch_size":
             parts.append(f"bs={value}")
         elif name == "world_size":

@@ -112,8 +112,7 @@ def _draw_deviation(ax, cases, fields, styles):
             kwargs["label"] += f" (control: {verdict_text(case)})"
         ax.plot(np.arange(len(dev)), dev, **kwargs)
         _mark_first_crossing(ax, case, dev, kwargs["color"])
-        if case["expect"] == "pass":
-            _draw_bound_band(ax, case)
+    _draw_bound_bands(ax, [c for c in cases if c["expect"] == "pass"])
     if not any(_loss_bound(c) is not None for c in cases):
         _draw_tolerances(ax, cases)  # schema 1 files: one constant per precision
     ax.set_yscale("log")
@@ -139,22 +138,30 @@ def _loss_bound(case):
     return loss.get("bound")
 
 
-def _draw_bound_band(ax, case) -> None:
-    """The equivalence envelope as the checker applied it: everything below
-    max(c x envelope, floor) at each step conforms."""
-    bound = _loss_bound(case)
-    if not bound:
-        return
-    values = np.array([np.nan if b is None else b for b in bound], dtype=float)
-    steps = np.arange(len(values))
-    env = case["check"].get("envelope")
-    label = (f"{case['precision']} bound: max({env['c']:g} × envelope, floor)" if env
-             else f"{case['precision']} bound (floor)")
-    ax.fill_between(steps, DEVIATION_FLOOR, values, color=precision_color(case["precision"]),
-                    alpha=0.07, linewidth=0, label=None)
-    ax.plot(steps, values, color=precision_color(case["precision"]), linewidth=0.8, alpha=0.5,
-            linestyle=":", label=label if not getattr(ax, "_bound_labelled", set()) >= {label} else None)
-    ax._bound_labelled = getattr(ax, "_bound_labelled", set()) | {label}
+def _draw_bound_bands(ax, cases) -> None:
+    """The equivalence envelope as the checker applied it: below max(c x
+    envelope, floor) at each step a case conforms.  One band per precision
+    and distinct bound: twenty translucent copies of nearly the same band
+    stack into an opaque block that hides the curves."""
+    drawn = set()
+    for case in cases:
+        bound = _loss_bound(case)
+        if not bound:
+            continue
+        values = np.array([np.nan if b is None else b for b in bound], dtype=float)
+        key = (case["precision"], tuple(np.round(np.log10(np.where(values > 0, values, np.nan)), 1)))
+        if key in drawn:
+            continue
+        first = not any(p == case["precision"] for p, _ in drawn)
+        drawn.add(key)
+        env = case["check"].get("envelope")
+        label = (f"{case['precision']} bound: max({env['c']:g} × envelope, floor)" if env
+                 else f"{case['precision']} bound (floor)")
+        steps, color = np.arange(len(values)), precision_color(case["precision"])
+        if first:  # shade once per precision; further bounds are their dotted lines
+            ax.fill_between(steps, DEVIATION_FLOOR, values, color=color, alpha=0.07, linewidth=0)
+        ax.plot(steps, values, color=color, linewidth=0.8, alpha=0.5, linestyle=":",
+                label=label if first else None)
 
 
 def _draw_tolerances(ax, cases) -> None:
