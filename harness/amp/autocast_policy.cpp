@@ -226,6 +226,8 @@ std::string dtype_name(at::ScalarType dtype) {
     case at::kShort: return "int16";
     case at::kChar: return "int8";
     case at::kByte: return "uint8";
+    case at::kComplexFloat: return "complex64";
+    case at::kComplexDouble: return "complex128";
     case at::kBool: return "bool";
     default: return c10::toString(dtype);
   }
