@@ -3,7 +3,6 @@
 #include <ATen/ATen.h>
 #include <ATen/core/jit_type.h>
 
-#include <cstring>
 #include <limits>
 #include <map>
 #include <optional>
