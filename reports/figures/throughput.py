@@ -52,10 +52,9 @@ def _panels(cases, bars_per_panel) -> list:
 
 def _draw_panel(ax, run, groups, precisions) -> None:
     width = 0.8 / len(precisions)
-    for gx, members in enumerate(groups.values()):
-        for case in members:
-            x = gx - 0.4 + width * (precisions.index(case["precision"]) + 0.5)
-            _draw_bar(ax, run, case, x, width)
+    placed = [(gx - 0.4 + width * (precisions.index(case["precision"]) + 0.5), case)
+              for gx, members in enumerate(groups.values()) for case in members]
+    _draw_bars(ax, run, placed, width)
     ax.set_xlim(-0.5, len(groups) - 0.5)  # autoscale ignores "skipped" labels
     ax.set_xticks(range(len(groups)))
     upright = _labels_fit(groups, PANEL[0] * 0.85 / len(groups))
@@ -82,19 +81,26 @@ def _groups(cases, fields) -> dict:
     return groups
 
 
-def _draw_bar(ax, run, case, x, width) -> None:
-    tp = case["throughput"]
-    if tp is None:  # a skipped case: say so where its bar would stand
-        ax.text(x, 0.01, "skipped", rotation=90, ha="center", va="bottom", fontsize=7,
-                color="dimgray", transform=ax.get_xaxis_transform())
+def _draw_bars(ax, run, placed, width) -> None:
+    """All bars of a panel in one call: per-bar calls cost a container and
+    two collections each, seconds on a 700-case suite."""
+    timed = [(x, c) for x, c in placed if c["throughput"]]
+    for x, case in placed:
+        if case["throughput"] is None:  # a skipped case: say so where its bar would stand
+            ax.text(x, 0.01, "skipped", rotation=90, ha="center", va="bottom", fontsize=7,
+                    color="dimgray", transform=ax.get_xaxis_transform())
+    if not timed:
         return
-    spread = [[tp["median"] - tp["min"]], [tp["max"] - tp["median"]]]
-    ax.bar(x, tp["median"], width, color=precision_color(case["precision"]),
+    tps = [c["throughput"] for _, c in timed]
+    spread = [[tp["median"] - tp["min"] for tp in tps], [tp["max"] - tp["median"] for tp in tps]]
+    ax.bar([x for x, _ in timed], [tp["median"] for tp in tps], width,
+           color=[precision_color(c["precision"]) for _, c in timed],
            yerr=spread, capsize=2, ecolor="black", error_kw={"lw": 0.8})
-    ratio = speedup(run, case)
-    if ratio is not None and case["precision"] != "fp32":
-        ax.annotate(f"{ratio:.2f}×", (x, tp["max"]), xytext=(0, 2), textcoords="offset points",
-                    ha="center", va="bottom", fontsize=7, rotation=90)
+    for (x, case), tp in zip(timed, tps):
+        ratio = speedup(run, case)
+        if ratio is not None and case["precision"] != "fp32":
+            ax.annotate(f"{ratio:.2f}×", (x, tp["max"]), xytext=(0, 2), textcoords="offset points",
+                        ha="center", va="bottom", fontsize=7, rotation=90)
 
 
 def _maybe_log_scale(ax, cases) -> None:
