@@ -44,7 +44,7 @@ def _visible_texts(fig, renderer) -> list:
             continue
         if text.axes is not None and not text.axes.get_visible():
             continue
-        if id(text) in drawn_ticks.get("all", ()) and id(text) not in drawn_ticks["drawn"]:
+        if id(text) in drawn_ticks["all"] and id(text) not in drawn_ticks["drawn"]:
             continue
         box = text.get_window_extent(renderer)
         if box.width > 0 and box.height > 0:
