@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The data behind the equivalence envelope (README, "The equivalence
+"""The data behind the equivalence envelope (docs/checks.md, "The equivalence
 envelope"), from one or more results files of schema 2:
 
     python3 ci/envelope-table.py results/.../results.json [more.json ...]

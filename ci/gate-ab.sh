@@ -7,7 +7,7 @@
 #
 # PAIRS defaults to 12: on the 2-core CI VM, 12 pairs of the smoke suite
 # flagged a 10% slowdown 5 times in 5 and an A/A 0 times in 5, where 8 pairs
-# flagged the slowdown 0 times (README, "Calibration"); 6 is the fewest a
+# flagged the slowdown 0 times (docs/ci-gate.md, "Calibration"); 6 is the fewest a
 # Wilcoxon signed-rank test can judge at alpha 0.05 at all; RUN-ARGS default to "--suite smoke --device cpu --no-report".
 # Each round runs both builds once, in random order, so a pair shares the
 # machine's speed of the moment (ci/calibrate-gate.sh measures why this

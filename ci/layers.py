@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The include graph of harness/ and kernels/ flows one way: a file may include
-its own layer or a lower one, never a higher one (README, "Layout").
+its own layer or a lower one, never a higher one (docs/extending.md, "Layout").
 
 Tests (*_test.cpp, test_util.h), benchmarks and fuzz targets sit above every
 layer: they may include anything.

@@ -45,7 +45,8 @@ def copy_tree(dest):
 
 
 def build(src, build_dir):
-    env = dict(os.environ, AMPBENCH_BUILD_DIR=str(build_dir), AMPBENCH_QUIET="1")
+    # ci/test.sh's configuration (CUDA on), so that ccache serves the copy.
+    env = dict(os.environ, AMPBENCH_BUILD_DIR=str(build_dir), AMPBENCH_QUIET="1", AMPBENCH_WITH_CUDA="ON")
     return subprocess.run([str(src / "ci/build.sh")], env=env, capture_output=True, text=True)
 
 

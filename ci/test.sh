@@ -25,6 +25,6 @@ fi
 
 # A short fuzz run of every parser (suite, results, --filter) under ASan and
 # UBSan: new seeds from this build's results, 10 s per target. The long run
-# is `ci/fuzz.sh 200` by hand (README, "What bad input gets").
+# is `ci/fuzz.sh 200` by hand (docs/bad-input.md).
 echo "== fuzz" >&2
 AMPBENCH_FUZZ_DIR="$ROOT/build/fuzz" "$ROOT/ci/fuzz.sh" "${AMPBENCH_FUZZ_SECONDS:-10}"

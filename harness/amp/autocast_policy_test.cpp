@@ -1,5 +1,7 @@
 #include "amp/autocast_policy.h"
 
+#include <ATen/ops/arange.h>
+#include <ATen/ops/equal.h>
 #include <gtest/gtest.h>
 
 #include <string>

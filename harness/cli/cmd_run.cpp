@@ -180,6 +180,7 @@ RunPlan plan_run(const RunArgs& args) {
   // Ranks write where their launcher, which checked it, tells them.
   if (plan.rank_env && std::getenv(distributed::kRankOutDirEnv)) plan.out_dir = std::getenv(distributed::kRankOutDirEnv);
   if (!plan.rank_env) {
+    if (!args.ceilings_file.empty()) read_ceilings(args.ceilings_file);  // refused before --out is touched
     check_rank_count(args, plan.cases, plan.device);
     if (args.nproc == 0) check_rank_filter(plan.cases);
     check_outputs(args, plan.suite.path, plan.out_dir);

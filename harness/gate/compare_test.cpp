@@ -139,12 +139,31 @@ TEST(CompareThroughput, DifferentMeasurementSettingsAreNotCompared) {
 }
 
 TEST(CompareThroughput, NoLongerMeasuredIsAWarning) {
-  const GateReport r = compare_docs(make_results({make_case(kId, noisy(1000, 0.01, 10, 1))}),
-                                    make_results({make_case(kId)}));
+  // One case no longer measured while another still is (a current run
+  // measured nowhere is refused: RefusesACurrentRunWithoutAnySample).
+  const GateReport r =
+      compare_docs(make_results({make_case(kId, noisy(1000, 0.01, 10, 1)), make_case("b", noisy(1000, 0.01, 10, 2))}),
+                   make_results({make_case(kId), make_case("b", noisy(1000, 0.01, 10, 3))}));
   EXPECT_EQ(find(r, kId, "throughput").verdict, GateVerdict::Warning);
   // Neither measured: no throughput row at all.
   const GateReport none = compare_docs(make_results({make_case(kId)}), make_results({make_case(kId)}));
   EXPECT_FALSE(has_row(none, kId, "throughput"));
+}
+
+TEST(CompareThroughput, RefusesACurrentRunWithoutAnySample) {
+  // A --no-throughput run against a measured baseline: every throughput row
+  // would be a warning and the gate would pass, having compared nothing.
+  const json base = make_results({make_case(kId, noisy(1000, 0.01, 10, 1)), make_case("b", noisy(1000, 0.01, 10, 2))});
+  const json cur = make_results({make_case(kId), make_case("b")});
+  try {
+    compare_docs(base, cur);
+    FAIL() << "a current run without a single sample was gated";
+  } catch (const GateInputError& e) {
+    EXPECT_NE(std::string(e.what()).find("holds no throughput samples"), std::string::npos) << e.what();
+  }
+  GateOptions o;
+  o.conformance_only = true;
+  EXPECT_TRUE(compare_docs(base, cur, o).passed());
 }
 
 TEST(CompareConformance, ConformingToFailingIsARegression) {
@@ -208,8 +227,8 @@ TEST(CompareConformance, MissingCaseIsARegressionByDefault) {
 }
 
 TEST(CompareConformance, NewlySkippedIsARegressionByDefault) {
-  const json base = make_results({make_case(kId, noisy(1000, 0.01, 5, 1))});
-  const json cur = make_results({make_case(kId, {}, "skipped")});
+  const json base = make_results({make_case(kId, noisy(1000, 0.01, 5, 1)), make_case("b", noisy(1000, 0.01, 5, 2))});
+  const json cur = make_results({make_case(kId, {}, "skipped"), make_case("b", noisy(1000, 0.01, 5, 3))});
   const GateReport r = compare_docs(base, cur);
   const CheckResult& c = find(r, kId, "conformance");
   EXPECT_EQ(c.verdict, GateVerdict::Regression);

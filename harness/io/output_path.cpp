@@ -37,6 +37,14 @@ fs::path nearest_existing(fs::path p) {
   return p;
 }
 
+// Empty, or marked by a run that stopped at load before writing anything.
+bool holds_nothing_but_the_marker(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.path().filename() != kRunMarker) return false;
+  return !ec;
+}
+
 }  // namespace
 
 void check_output_file(const std::string& flag, const std::string& path) {
@@ -60,7 +68,7 @@ void prepare_output_dir(const std::string& flag, const std::string& path, bool r
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
   if (fs::exists(st) && !fs::is_directory(st)) refuse(flag, path, "exists and is not a directory");
-  if (fs::exists(st) && refuse_non_empty && !fs::is_empty(path, ec))
+  if (fs::exists(st) && refuse_non_empty && !holds_nothing_but_the_marker(path))
     refuse(flag, path,
            "is not empty (a previous run?); choose a new folder, or pass --overwrite to replace that run's "
            "results");

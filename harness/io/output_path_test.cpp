@@ -6,6 +6,7 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace ampbench::io {
 namespace {
@@ -89,6 +90,62 @@ TEST(OutputPath, AStoppedOverwritingRunLeavesThePreviousRunWhole) {
 
 TEST(OutputPath, AFileWhereAFolderShouldBeIsRefused) {
   EXPECT_THROW(prepare_output_dir("--dump", "/dev/null", false), std::invalid_argument);
+}
+
+std::string distinct_error(const std::vector<PathUse>& in, const std::vector<PathUse>& files,
+                           const std::vector<PathUse>& dirs) {
+  try {
+    check_distinct_paths(in, files, dirs);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+TEST(OutputPath, AnOutputIsNeverAnInputOrAnotherOutput) {
+  const fs::path dir = fresh_dir("distinct");
+  fs::create_directories(dir / "out");
+  const std::string suite = (dir / "suite.json").string();
+  std::ofstream(suite) << "{}";
+  fs::create_symlink(suite, dir / "link.json");
+  fs::create_hard_link(suite, dir / "hard.json");
+  const std::string results = (dir / "out/results.json").string();
+  EXPECT_EQ(distinct_error({{"--suite", suite}}, {{"--junit", (dir / "junit.xml").string()}, {"--out", results}},
+                           {{"--out", (dir / "out/report").string()}}),
+            "(accepted)");
+  for (const std::string& same : {suite, (dir / "link.json").string(), (dir / "hard.json").string(),
+                                  (dir / "out/../suite.json").string()})
+    EXPECT_NE(distinct_error({{"--suite", suite}}, {{"--junit", same}}, {}).find("is the same file as --suite"),
+              std::string::npos)
+        << same;
+  EXPECT_NE(distinct_error({}, {{"--junit", results}, {"--out", results}}, {}).find("one would overwrite the other"),
+            std::string::npos);
+  EXPECT_NE(distinct_error({}, {{"--junit", (dir / "out/report/j.xml").string()}}, {{"--out", (dir / "out/report/").string()}})
+                .find("lies inside"),
+            std::string::npos);
+  EXPECT_EQ(distinct_error({}, {{"--junit", (dir / "out/reports.xml").string()}}, {{"--out", (dir / "out/report").string()}}),
+            "(accepted)")
+      << "a sibling whose name starts like the folder's is not inside it";
+}
+
+TEST(OutputPath, OverwriteReplacesOnlyAFolderAmpbenchMarked) {
+  const fs::path dir = fresh_dir("marked");
+  fs::create_directories(dir);
+  EXPECT_NO_THROW(check_replaceable("--out", dir.string()));  // empty
+  std::ofstream(dir / "notes.txt") << "mine";
+  try {
+    check_replaceable("--out", dir.string());
+    FAIL() << "a folder of the user's own files was accepted for --overwrite";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("holds files ampbench did not write"), std::string::npos) << e.what();
+  }
+  mark_run_dir(dir.string(), "run");
+  EXPECT_NO_THROW(check_replaceable("--out", dir.string()));
+  // A run that stopped at load left only the marker: a rerun needs no --overwrite.
+  const fs::path only_marker = fresh_dir("only-marker");
+  fs::create_directories(only_marker);
+  mark_run_dir(only_marker.string(), "run");
+  EXPECT_NO_THROW(prepare_output_dir("--out", only_marker.string(), true));
 }
 
 }  // namespace

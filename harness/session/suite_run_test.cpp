@@ -61,7 +61,7 @@ TEST(RunCases, AReducedPrecisionCaseGetsItsSpeedupOverItsOwnFp32Baseline) {
     "models": {"mlp": {"batch": 8, "in_features": 8, "hidden": 8, "classes": 8}},
     "throughput": {"warmup_steps": 1, "measured_steps": 2, "repetitions": 2},
     "matrix": {"workloads": ["plain"], "models": ["mlp"], "precisions": ["fp32", "bf16"], "optimizers": ["sgd"]},
-    "tolerances": {"fp32": {}, "bf16": {}}})",
+    "tolerances": {"fp32": {}, "fp16": {}, "bf16": {}}})",
                                   "t.json", "cpu");
   const std::string path = ::testing::TempDir() + "/speedup-results.json";
   ResultsWriter writer(path, suite.name, suite.path, nlohmann::json::object());

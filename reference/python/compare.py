@@ -3,7 +3,7 @@
 Pure functions over `Run` values: no file access, so the logic is tested
 without the binary (tests/test_compare.py).
 
-What must agree, and how closely (README.md "Tolerances" has the argument):
+What must agree, and how closely (docs/checks.md, "The equivalence envelope", has the argument):
 
 * skipped steps and the scale trajectory: exactly, in every precision.  Both
   follow from the same found_inf flags and ATen's _amp_update_scale_; a
@@ -52,7 +52,7 @@ class Tolerance:
         return f"loss_rel {self.loss_rel:.2e}, tensors {self.travel_rel:.2e} of distance travelled"
 
 
-# fp16 / bf16 (README.md "Tolerances" has the measurements, on the smoke
+# fp16 / bf16 (docs/checks.md, "The equivalence envelope", has the measurements, on the smoke
 # suite's single-process cases):
 # * loss per step: 4 unit roundoffs.  A one-ulp float32 perturbation of every
 #   initial weight moved no loss by more than 2.9 u (cnn; mlp <= 0.43 u,

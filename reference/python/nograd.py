@@ -1,5 +1,5 @@
 """Parameter elements without a true gradient, and the bound they are
-compared with (README.md "Tolerances").
+compared with (docs/checks.md, "The equivalence envelope").
 
 Some parameters cannot change the loss, whatever their value: the key bias
 of self-attention (adding a vector to every key adds the same number to a
