@@ -59,14 +59,22 @@ class Item:
 def pytorch_lists(device_type: str, build_on=None) -> tuple[str, dict]:
     """(the class's qualified name, {list name: entries}) for `device_type`,
     its tensors made on `build_on` (default: that device), seeded."""
+    frozen = torch.backends.flags_frozen()
     try:
-        from torch.testing._internal import autocast_test_lists as atl
-    except ImportError as e:
-        raise ListsError(f"cannot import torch.testing._internal.autocast_test_lists ({e}); "
-                         "it needs the package expecttest (ci/requirements.txt)") from e
-    cls = getattr(atl, LIST_CLASSES[device_type])
-    torch.manual_seed(SEED)
-    lists = cls(torch.device(build_on or device_type))
+        try:
+            from torch.testing._internal import autocast_test_lists as atl
+        except ImportError as e:
+            raise ListsError(f"cannot import torch.testing._internal.autocast_test_lists ({e}); "
+                             "it needs the package expecttest (ci/requirements.txt)") from e
+        cls = getattr(atl, LIST_CLASSES[device_type])
+        torch.manual_seed(SEED)
+        lists = cls(torch.device(build_on or device_type))
+    finally:
+        # PyTorch's test utilities freeze the process's cudnn flags
+        # (torch.backends.disable_global_flags): every later
+        # `torch.backends.cudnn.x = y` in this process would raise.
+        if not frozen:
+            torch.backends.flags_frozen.__globals__["__allow_nonbracketed_mutation_flag"] = True
     return f"{atl.__name__}.{cls.__name__}", {k: v for k, v in vars(lists).items() if isinstance(v, list)}
 
 
