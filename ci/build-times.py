@@ -17,23 +17,26 @@ import sys
 def read_log(path):
     """(start_ms, end_ms, output) per job of the log's last invocation.
 
-    Ninja appends each job as it finishes, with times counted from the start
-    of its own invocation: within one invocation the end times never go
-    back, so the last invocation is the entries after the last place where
-    an end time does."""
+    Ninja appends each job as it finishes, with its start and end counted
+    from the start of its own invocation and the output's mtime in wall-clock
+    nanoseconds: mtime minus end is that invocation's start, the same for
+    all its jobs. A new invocation begins where it jumps (or, without an
+    mtime, where an end time goes back)."""
     lines = path.read_text().splitlines()
     if not lines or not lines[0].startswith("# ninja log v"):
         raise ValueError(f"{path}: not a ninja log")
     jobs = []
-    previous_end = -1
+    previous_end, previous_origin = -1, None
     for line in lines[1:]:
         fields = line.split("\t")
         if len(fields) != 5:
             continue
-        start, end, output = int(fields[0]), int(fields[1]), fields[3]
-        if end < previous_end:
+        start, end, mtime, output = int(fields[0]), int(fields[1]), int(fields[2]), fields[3]
+        origin = mtime // 1_000_000 - end if mtime > 0 else None
+        jumped = origin is not None and previous_origin is not None and abs(origin - previous_origin) > 2000
+        if end < previous_end or jumped:
             jobs = []
-        previous_end = end
+        previous_end, previous_origin = end, origin if origin is not None else previous_origin
         jobs.append((start, end, output))
     # One job with several outputs is logged once per output.
     unique = {}

@@ -22,4 +22,11 @@ rm -rf "$DEPS/debs"
 for f in include/nlohmann/json.hpp include/gloo/algorithm.h include/CLI/CLI.hpp include/gtest/gtest.h; do
   [[ -f "$DEPS/root/usr/$f" ]] || { echo "fetch-deps: error: $f missing from the extracted packages" >&2; exit 1; }
 done
+# Pure-Python wheels the oracle imports beyond torch (expecttest: PyTorch's
+# own autocast test lists need it); ci/gpu-check.sh puts them on PYTHONPATH.
+PY="${AMPBENCH_HOME:-$HOME/.cache/ampbench}/venv/bin/python"
+mkdir -p "$DEPS/wheels"
+"$PY" -m pip download --disable-pip-version-check -q --no-deps -d "$DEPS/wheels" \
+  "$(grep -E '^expecttest==' "$ROOT/ci/requirements.txt")" \
+  || { echo "fetch-deps: error: could not download the expecttest wheel" >&2; exit 1; }
 echo "fetch-deps: $(du -sh "$DEPS" | cut -f1) in $DEPS"

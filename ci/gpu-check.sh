@@ -7,8 +7,9 @@
 #   configure    a clean build-gpu/ (Release), CMake prefix = torch + .deps/
 #   build        all cores
 #   env          ampbench env --json (float32 math, NCCL version, ...)
-#   autocast     ampbench autocast-ops --device cuda: C++ autocast casts every op of
-#                harness/amp/autocast_ops.json as Python's torch.autocast does here
+#   autocast     ampbench autocast-ops --device cuda: C++ autocast casts every entry of
+#                PyTorch's own CUDA autocast test lists (read from the installed torch)
+#                and of harness/amp/autocast_ops.json as Python's torch.autocast does here
 #   distributed  the distributed suite, DDP over NCCL, one rank per GPU: must exit 0
 #   ctest        every test except the CPU end-to-end runs CI covers (all /cuda cases included)
 #   qualify      ampbench qualify --device cuda --suites conformance (ceilings, the
@@ -43,6 +44,11 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PY="${AMPBENCH_GPU_PYTHON:-python3}"
 DEVICE="${AMPBENCH_GPU_CHECK_DEVICE:-cuda}"
 BUILD="${AMPBENCH_GPU_BUILD_DIR:-$ROOT/build-gpu}"
+# The carried pure-Python wheels (ci/fetch-deps.sh: expecttest, for PyTorch's
+# autocast test lists), importable from the .whl files as they are.
+for whl in "$ROOT"/.deps/wheels/*.whl; do
+  [[ -f "$whl" ]] && export PYTHONPATH="$whl${PYTHONPATH:+:$PYTHONPATH}"
+done
 WORK="${AMPBENCH_GPU_WORK:-$ROOT/gpu-results}"
 OUT="${OUT:-$WORK}"
 JOBS="${AMPBENCH_JOBS:-$(nproc)}"
@@ -54,7 +60,7 @@ DRY=0
 # The CPU end-to-end runs (smoke and scaler-stress suites, Python cross-checks,
 # envelope configurations, A/B gate, killed
 # and failing ranks): CI runs them; here they would spend the budget on CPU.
-CTEST_EXCLUDE="${AMPBENCH_GPU_CHECK_CTEST_EXCLUDE:-^(cli\.smoke_suite_conforms|results\.smoke_output_matches_schema|reference\.crosscheck_smoke_mlp|ci\.gate_ab_flags_slowdown|results\.killed_run_keeps_finished_cases|cli\.distributed_rank_failure_fails_fast|cli\.distributed_suite_conforms|cli\.scaler_stress_suite_conforms|reference\.crosscheck_scaler_stress|reference\.crosscheck_conformance_transformer_adamw|check\.envelope_holds_across_configurations|cli\.autocast_ops_cpu_matches_python|cli\.autocast_ops_doctored_expected_fails)$}"
+CTEST_EXCLUDE="${AMPBENCH_GPU_CHECK_CTEST_EXCLUDE:-^(cli\.smoke_suite_conforms|results\.smoke_output_matches_schema|reference\.crosscheck_smoke_mlp|ci\.gate_ab_flags_slowdown|results\.killed_run_keeps_finished_cases|cli\.distributed_rank_failure_fails_fast|cli\.distributed_suite_conforms|cli\.scaler_stress_suite_conforms|reference\.crosscheck_scaler_stress|reference\.crosscheck_conformance_transformer_adamw|check\.envelope_holds_across_configurations|cli\.autocast_ops_cpu_matches_python|cli\.autocast_ops_doctored_expected_fails|reports\.smoke_report_in_a_browser|cli\.nproc2_ranks_stay_in_step_after_a_disagreement)$}"
 
 deps="$ROOT/.deps/root/usr"
 start=$(date +%s)

@@ -2,7 +2,9 @@
 as a report section: per op and dtype, the output dtype Python's
 torch.autocast gave on this machine, the one C++'s AutocastGuard gave,
 whether the result equals the op on manually cast inputs bitwise, and the
-verdict.  `python -m reports RESULTS.json --autocast-ops autocast-ops.json`."""
+verdict (an entry C++ cannot call, or one PyTorch's own test skips, says
+so); then, per autocast list of PyTorch's, how many entries ran and agreed.
+`python -m reports RESULTS.json --autocast-ops autocast-ops.json`."""
 
 from __future__ import annotations
 
@@ -21,8 +23,12 @@ def load_autocast_ops(path) -> dict:
         raise ResultsError(path, "not an autocast-ops.json (written by ampbench autocast-ops): "
                                  "no \"verdicts\" list or \"summary\"")
     for i, v in enumerate(doc["verdicts"]):
-        if not isinstance(v, dict) or not isinstance(v.get("expected"), dict) or not isinstance(v.get("got"), dict):
+        # One side is null for a row only the other side has.
+        sides = [v.get("expected"), v.get("got")] if isinstance(v, dict) else []
+        if len(sides) != 2 or not all(s is None or isinstance(s, dict) for s in sides) or sides == [None, None]:
             raise ResultsError(path, f"verdicts[{i}]: expected an object with \"expected\" and \"got\"")
+    if not isinstance(doc.get("coverage", []), list):
+        raise ResultsError(path, "\"coverage\" must be a list")
     return doc
 
 
@@ -34,18 +40,35 @@ def autocast_section(doc: dict) -> list:
     rows = [_row(v) for v in doc["verdicts"]]
     headers = ("op", "list", "dtype", "Python output", "C++ output", "= manual cast (Python / C++)", "verdict",
                "why")
-    return [Heading(2, "Autocast op policy"), Bullets(tuple(lines)), Table(headers, rows, (6,))]
+    blocks = [Heading(2, "Autocast op policy"), Bullets(tuple(lines))]
+    if doc.get("coverage"):
+        blocks.append(Table(COVERAGE_COLUMNS, [_coverage_row(c) for c in doc["coverage"]], ()))
+    return blocks + [Table(headers, rows, (6,))]
+
+
+COVERAGE_COLUMNS = ("list", "entries", "rows", "ran", "agree", "disagree", "cannot call", "skipped")
+
+
+def _coverage_row(c: dict) -> tuple:
+    return tuple(str(c.get(k.replace(" ", "_"), "?")) for k in COVERAGE_COLUMNS)
 
 
 def _row(v: dict) -> tuple:
-    e, g = v["expected"], v["got"]
+    e, g = v.get("expected") or {}, v.get("got") or {}
+    known = e or g
     agrees = bool(v.get("agrees"))
-    return (str(v.get("op", "?")), str(e.get("list", "?")), str(e.get("dtype", "?")), _out(e), _out(g),
-            f"{_bit(e)} / {_bit(g)}", "pass" if agrees else "fail", "" if agrees else str(v.get("message") or ""))
+    verdict = "pass" if agrees else {"cannot_call": "cannot call", "skipped": "skipped"}.get(v.get("status"), "fail")
+    return (str(v.get("op", "?")), str(known.get("list", "?")), str(known.get("dtype", v.get("dtype", "?"))),
+            _out(e), _out(g), f"{_bit(e)} / {_bit(g)}", verdict, "" if agrees else str(v.get("message") or ""))
 
 
 def _out(side: dict) -> str:
-    return f"raises: {side['error']}" if side.get("error") else str(side.get("output_dtype", "?"))
+    if not side:
+        return "-"
+    for key, label in (("cannot_call", "cannot call"), ("skipped", "skipped"), ("error", "raises")):
+        if side.get(key):
+            return f"{label}: {side[key]}"
+    return str(side.get("output_dtype", "?"))
 
 
 def _bit(side: dict) -> str:

@@ -163,6 +163,26 @@ def test_an_autocast_ops_table_becomes_a_section(tmp_path):
     md = (tmp_path / "rep" / "report.md").read_text()
     assert "## Autocast op policy" in md and "1 of 2 rows agree with Python's torch.autocast on cpu" in md
     assert "| matmul | lower_precision | float16 | float16 | float32 | - / - | fail | output dtype float32" in md
+    # PyTorch's lists: coverage per list, and rows C++ could not call or that
+    # only one side has.
+    table["coverage"] = [{"list": "torch_16", "entries": 16, "rows": 32, "ran": 30, "agree": 30, "disagree": 0,
+                          "cannot_call": 2, "skipped": 0}]
+    table["verdicts"].append({"op": "conv_tbc", "agrees": False, "status": "cannot_call",
+                              "message": "cannot be called from C++: no operator aten::conv_tbc in this LibTorch",
+                              "expected": dict(side, op="conv_tbc", list="torch_16"),
+                              "got": dict(side, op="conv_tbc", list="torch_16", output_dtype=None,
+                                          cannot_call="no operator aten::conv_tbc in this LibTorch")})
+    table["verdicts"].append({"op": "prelu", "dtype": "bfloat16", "agrees": False, "status": "disagrees",
+                              "message": "in Python's table but not in the op list",
+                              "expected": dict(side, op="prelu", list="torch_16", dtype="bfloat16"), "got": None})
+    (tmp_path / "a2.json").write_text(json.dumps(table))
+    assert main([str(results), "--autocast-ops", str(tmp_path / "a2.json"), "--out", str(tmp_path / "rep3"),
+                 "--jobs", "1"]) == 0
+    md = (tmp_path / "rep3" / "report.md").read_text()
+    assert "| torch_16 | 16 | 32 | 30 | 30 | 0 | 2 | 0 |" in md
+    assert "| conv_tbc | torch_16 | float16 | float32 | cannot call: no operator aten::conv_tbc in this LibTorch" in md
+    assert "| cannot call |" in md
+    assert "| prelu | torch_16 | bfloat16 | float32 | - | - / - | fail |" in md
     (tmp_path / "bad.json").write_text(json.dumps({"cases": []}))
     assert main([str(results), "--autocast-ops", str(tmp_path / "bad.json"), "--out", str(tmp_path / "rep2")]) == 2
     assert not (tmp_path / "rep2").exists()
