@@ -159,6 +159,25 @@ TEST(DataParallel, TwoReplicasTrainLikeOneDevice) {
   EXPECT_LT(dev, 1e-5);
 }
 
+TEST(DataParallel, TheDecoderReplicatesAndTrainsLikeOneDevice) {
+  // Every model family DataParallel is given must replicate: the decoder
+  // used to reach the suite and fail at run time ("unknown model family").
+  auto decoder = [](const std::string& workload, int batch) {
+    CaseSpec c = mlp_case(workload, Precision::kFp32, batch);
+    c.model = "decoder";
+    c.sizes.seq = 8;
+    c.sizes.d_model = 16;
+    c.sizes.heads = 2;
+    c.sizes.ffn = 32;
+    c.sizes.layers = 2;
+    return c;
+  };
+  CaseSpec dp = decoder("dataparallel", 4);
+  dp.world_size = 2;
+  const double dev = max_rel(run_case(dp).final_params, run_case(decoder("plain", 8)).final_params);
+  EXPECT_LT(dev, 1e-4);
+}
+
 TEST(DataParallel, AutocastReachesEveryReplicaThread) {
   for (Precision precision : {Precision::kFp16, Precision::kBf16}) {
     CaseSpec dp = mlp_case("dataparallel", precision, 8);
