@@ -4,8 +4,9 @@
 #
 #   ci/build.sh                 everything (tests, benchmarks, fuzzers)
 #   ci/build.sh ampbench        the CLI and what it links, nothing else
-#   AMPBENCH_WITH_CUDA=ON|OFF   compile kernels/ with nvcc (default: as the
-#                               build folder was configured; OFF when new)
+#   AMPBENCH_WITH_CUDA=ON|OFF   compile the CUDA code and kernels/ (default: as
+#                               the build folder was configured; a new one
+#                               turns it on where nvidia-smi finds a GPU)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 AMPBENCH_HOME="${AMPBENCH_HOME:-$HOME/.cache/ampbench}"

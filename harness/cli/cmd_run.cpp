@@ -93,14 +93,17 @@ void check_rank_count(const RunArgs& args, const std::vector<CaseSpec>& cases, c
 // folder is marked as one for the next --overwrite.
 void check_outputs(const RunArgs& args, const std::string& suite_path, const std::string& out_dir) {
   const auto in_out = [&out_dir](const std::string& name) { return io::PathUse{"--out", out_dir + "/" + name}; };
-  const std::vector<io::PathUse> written_dirs = {in_out("report"), in_out("ddp-ranks"), in_out("dump"),
-                                                 in_out(io::kStagingName), {"--dump", args.dump_dir}};
+  // The folders of --out that a run replaces, and everything a run writes.
+  const std::vector<io::PathUse> replaced = {in_out("report"), in_out("ddp-ranks"), in_out("dump"),
+                                             in_out(io::kStagingName)};
+  std::vector<io::PathUse> written_dirs = replaced;
+  written_dirs.push_back({"--dump", args.dump_dir});
   io::check_distinct_paths({{"--suite", suite_path}, {"--ceilings", args.ceilings_file}},
                            {{"--junit", args.junit}, in_out("results.json")}, written_dirs);
   if (!args.dump_dir.empty()) {
-    // The dump is written beside the run, not into the folders --out replaces.
+    // The dump is written beside the run: neither around --out nor in what it replaces.
     io::check_distinct_paths({{"--out", out_dir}}, {}, {{"--dump", args.dump_dir}});
-    io::check_distinct_paths({{"--dump", args.dump_dir}}, {}, {written_dirs.begin(), written_dirs.end() - 1});
+    io::check_distinct_paths({{"--dump", args.dump_dir}}, {}, replaced);
   }
   if (args.overwrite) io::check_replaceable("--out", out_dir);
   if (!args.junit.empty()) io::check_output_file("--junit", args.junit);
