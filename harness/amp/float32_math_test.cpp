@@ -1,6 +1,7 @@
 // Float32MathGuard and the recorded settings. at::globalContext()'s float32
 // flags are plain state, so the CUDA settings are set, read and restored on
-// CPU too; each test runs in its own process (gtest_discover_tests).
+// CPU too. Tests share a process, so each one starts from the settings the
+// process began with and leaves them that way (Float32MathTest).
 #include "amp/float32_math.h"
 
 #include <ATen/Context.h>
@@ -10,6 +11,8 @@
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ampbench::amp {
 namespace {
@@ -27,7 +30,43 @@ void expect_same(const Float32Settings& a, const Float32Settings& b) {
   EXPECT_EQ(a.legacy_cudnn_allow_tf32, b.legacy_cudnn_allow_tf32);
 }
 
-TEST(Float32Math, Torch2_11DefaultsRunCudnnInTf32) {
+// Puts back, after each test, every raw per-backend, per-op value and both
+// legacy flags as they were before it: a test that sets a parent (cuda.all)
+// or a legacy flag must not change what the next one reads as the default.
+class Float32MathTest : public ::testing::Test {
+ protected:
+  // Every pair LibTorch keeps (GENERIC has only ALL).
+  static constexpr std::pair<at::Float32Backend, at::Float32Op> kSlots[] = {
+      {at::Float32Backend::GENERIC, at::Float32Op::ALL}, {at::Float32Backend::CUDA, at::Float32Op::ALL},
+      {at::Float32Backend::CUDA, at::Float32Op::CONV},   {at::Float32Backend::CUDA, at::Float32Op::RNN},
+      {at::Float32Backend::CUDA, at::Float32Op::MATMUL}, {at::Float32Backend::MKLDNN, at::Float32Op::ALL},
+      {at::Float32Backend::MKLDNN, at::Float32Op::CONV}, {at::Float32Backend::MKLDNN, at::Float32Op::RNN},
+      {at::Float32Backend::MKLDNN, at::Float32Op::MATMUL}};
+
+  void SetUp() override {
+    at::Context& ctx = at::globalContext();
+    matmul_ = ctx.float32MatmulPrecision();
+    cudnn_tf32_ = ctx.allowTF32CuDNN();
+    for (const auto& [backend, op] : kSlots) raw_.push_back(ctx.float32Precision(backend, op));
+  }
+
+  void TearDown() override {
+    at::Context& ctx = at::globalContext();
+    ctx.setFloat32MatmulPrecision(matmul_ == at::Float32MatmulPrecision::HIGHEST ? "highest"
+                                  : matmul_ == at::Float32MatmulPrecision::HIGH  ? "high"
+                                                                                 : "medium");
+    ctx.setAllowTF32CuDNN(cudnn_tf32_);
+    size_t i = 0;
+    for (const auto& [backend, op] : kSlots) ctx.setFloat32Precision(backend, op, raw_.at(i++));
+  }
+
+ private:
+  at::Float32MatmulPrecision matmul_ = at::Float32MatmulPrecision::HIGHEST;
+  bool cudnn_tf32_ = true;
+  std::vector<at::Float32Precision> raw_;
+};
+
+TEST_F(Float32MathTest, Torch2_11DefaultsRunCudnnInTf32) {
   // The trap the guard exists for (torch.backends.cudnn.allow_tf32 = True).
   if (std::getenv("TORCH_ALLOW_TF32_CUBLAS_OVERRIDE")) GTEST_SKIP() << "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE is set";
   const Float32Settings s = current_float32_settings();
@@ -38,7 +77,7 @@ TEST(Float32Math, Torch2_11DefaultsRunCudnnInTf32) {
   EXPECT_FALSE(s.all_ieee());
 }
 
-TEST(Float32Math, IeeeGuardSetsEveryOpAndRestoresTheDefaults) {
+TEST_F(Float32MathTest, IeeeGuardSetsEveryOpAndRestoresTheDefaults) {
   const Float32Settings before = current_float32_settings();
   {
     const Float32MathGuard guard(Float32Math::kIeee);
@@ -55,7 +94,7 @@ TEST(Float32Math, IeeeGuardSetsEveryOpAndRestoresTheDefaults) {
   EXPECT_TRUE(at::globalContext().allowTF32CuDNN());  // the default, consistent again
 }
 
-TEST(Float32Math, Tf32GuardSetsCudaTf32AndOneDnnIeeeAndNestsInsideIeee) {
+TEST_F(Float32MathTest, Tf32GuardSetsCudaTf32AndOneDnnIeeeAndNestsInsideIeee) {
   const Float32MathGuard outer(Float32Math::kIeee);
   {
     const Float32MathGuard inner(Float32Math::kTf32);
@@ -67,7 +106,7 @@ TEST(Float32Math, Tf32GuardSetsCudaTf32AndOneDnnIeeeAndNestsInsideIeee) {
   EXPECT_FALSE(at::globalContext().allowTF32CuBLAS());
 }
 
-TEST(Float32Math, RestoresANonDefaultLegacyState) {
+TEST_F(Float32MathTest, RestoresANonDefaultLegacyState) {
   at::Context& ctx = at::globalContext();
   ctx.setFloat32MatmulPrecision("high");  // torch.set_float32_matmul_precision("high")
   ctx.setAllowTF32CuDNN(false);
@@ -79,7 +118,7 @@ TEST(Float32Math, RestoresANonDefaultLegacyState) {
   EXPECT_TRUE(ctx.allowTF32CuBLAS());
 }
 
-TEST(Float32Math, AParentSettingDoesNotLeakIntoTheGuardedOps) {
+TEST_F(Float32MathTest, AParentSettingDoesNotLeakIntoTheGuardedOps) {
   at::Context& ctx = at::globalContext();
   // Only the new API, only the parent: cuda.matmul ("none") inherits TF32,
   // and the legacy matmul getter now reports a mixed state.
@@ -92,7 +131,7 @@ TEST(Float32Math, AParentSettingDoesNotLeakIntoTheGuardedOps) {
   EXPECT_EQ(current_float32_settings().precision.at("cuda.matmul"), "tf32");
 }
 
-TEST(Float32Math, FingerprintRecordsDefaultsInCaseSettingsReductionsAndOverrides) {
+TEST_F(Float32MathTest, FingerprintRecordsDefaultsInCaseSettingsReductionsAndOverrides) {
   ::setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
   const nlohmann::json j = float32_math_fingerprint();
   ::unsetenv("NVIDIA_TF32_OVERRIDE");
@@ -121,7 +160,7 @@ Float32Settings ieee_settings(std::map<std::string, std::string> env = {}) {
   return s;
 }
 
-TEST(Float32Math, Fp32IsIeeeUnlessAnOverrideOrAnInCaseSettingSaysOtherwise) {
+TEST_F(Float32MathTest, Fp32IsIeeeUnlessAnOverrideOrAnInCaseSettingSaysOtherwise) {
   EXPECT_TRUE(fp32_not_ieee_reasons(ieee_settings()).empty());
   EXPECT_TRUE(fp32_not_ieee_reasons(ieee_settings({{"NVIDIA_TF32_OVERRIDE", "0"}})).empty());
   EXPECT_TRUE(fp32_not_ieee_reasons(ieee_settings({{"TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "0"}})).empty());
@@ -140,7 +179,7 @@ TEST(Float32Math, Fp32IsIeeeUnlessAnOverrideOrAnInCaseSettingSaysOtherwise) {
   EXPECT_EQ(both[1], "the in-case float32 settings are not all IEEE: cuda.conv=tf32");
 }
 
-TEST(Float32Math, FingerprintFlagsAnOverrideThatMayForceTf32) {
+TEST_F(Float32MathTest, FingerprintFlagsAnOverrideThatMayForceTf32) {
   ::setenv("TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "1", 1);
   const nlohmann::json j = float32_math_fingerprint();
   ::unsetenv("TORCH_ALLOW_TF32_CUBLAS_OVERRIDE");
@@ -153,7 +192,7 @@ TEST(Float32Math, FingerprintFlagsAnOverrideThatMayForceTf32) {
             std::string::npos);
 }
 
-TEST(Float32Math, OnlyNvidiaTf32OverrideZeroDisablesTf32) {
+TEST_F(Float32MathTest, OnlyNvidiaTf32OverrideZeroDisablesTf32) {
   ::unsetenv("NVIDIA_TF32_OVERRIDE");
   EXPECT_EQ(tf32_disabled_reason(), "");
   ::setenv("NVIDIA_TF32_OVERRIDE", "1", 1);

@@ -248,7 +248,8 @@ TEST(Ddp, ReducerLaunchesBucketAllReducesDuringBackward) {
 
 // Teardown: the Reducer belongs to the case's TrainingState and the process
 // group is shut down explicitly, so nothing torch-owned is left for static
-// destruction (each test runs in its own process: gtest_discover_tests).
+// destruction (each test runs in its own process: ISOLATED in
+// harness/CMakeLists.txt).
 TEST(DdpTeardown, TheReplicaBelongsToItsTrainingStateAndDiesWithIt) {
   auto ctx = distributed::make_world_of_one();
   const auto group_refs = ctx->group.use_count();
