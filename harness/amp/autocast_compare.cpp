@@ -39,21 +39,21 @@ std::string difference(const OpOutcome& want, const OpOutcome& got) {
 }
 
 OpVerdict verdict(const OpOutcome* want, const OpOutcome& got, const std::string& device) {
-  OpVerdict v{got.op, got.dtype, false, "disagrees", std::nullopt, got, ""};
+  OpVerdict v{got.op, got.dtype, false, OpStatus::kDisagrees, std::nullopt, got, ""};
   const std::string where = "autocast-ops: " + got.op + " on " + device + " under " + got.dtype + ": ";
   if (want) v.expected = *want;
   if (got.cannot_call) {  // before anything else: there is no C++ outcome to compare
-    v.status = "cannot_call";
+    v.status = OpStatus::kCannotCall;
     v.message = where + "cannot be called from C++: " + *got.cannot_call;
   } else if (!want) {
     v.message = where + "not in Python's table";
   } else if (want->skipped && got.skipped) {
-    v.status = "skipped";
+    v.status = OpStatus::kSkipped;
     v.agrees = true;
   } else {
     const std::string why = difference(*want, got);
     v.agrees = why.empty();
-    v.status = v.agrees ? "agrees" : "disagrees";
+    v.status = v.agrees ? OpStatus::kAgrees : OpStatus::kDisagrees;
     if (!v.agrees) v.message = where + why;
   }
   return v;
@@ -74,18 +74,28 @@ std::vector<OpVerdict> compare_policies(const std::vector<OpOutcome>& expected, 
   }
   for (const OpOutcome& r : expected) {
     if (compared.count({r.op, r.dtype})) continue;
-    verdicts.push_back({r.op, r.dtype, false, "disagrees", r, std::nullopt,
+    verdicts.push_back({r.op, r.dtype, false, OpStatus::kDisagrees, r, std::nullopt,
                         "autocast-ops: " + r.op + " on " + device + " under " + r.dtype +
                             ": in Python's table but not in the op list"});
   }
   return verdicts;
 }
 
+std::string to_string(OpStatus status) {
+  switch (status) {
+    case OpStatus::kAgrees: return "agrees";
+    case OpStatus::kDisagrees: return "disagrees";
+    case OpStatus::kCannotCall: return "cannot_call";
+    case OpStatus::kSkipped: return "skipped";
+  }
+  return "disagrees";
+}
+
 json to_json(const OpVerdict& v) {
   return {{"op", v.op},
           {"dtype", v.dtype},
           {"agrees", v.agrees},
-          {"status", v.status},
+          {"status", to_string(v.status)},
           {"expected", v.expected ? to_json(*v.expected) : json(nullptr)},
           {"got", v.got ? to_json(*v.got) : json(nullptr)},
           {"message", v.message.empty() ? json(nullptr) : json(v.message)}};

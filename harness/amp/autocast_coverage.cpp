@@ -8,11 +8,11 @@ namespace {
 
 void count(ListCoverage& c, const OpVerdict& v) {
   ++c.rows;
-  if (v.status == "agrees") ++c.agree;
-  if (v.status == "disagrees") ++c.disagree;
-  if (v.status == "cannot_call") ++c.cannot_call;
-  if (v.status == "skipped") ++c.skipped;
-  if (v.status == "agrees" || v.status == "disagrees") ++c.ran;
+  c.agree += v.status == OpStatus::kAgrees;
+  c.disagree += v.status == OpStatus::kDisagrees;
+  c.cannot_call += v.status == OpStatus::kCannotCall;
+  c.skipped += v.status == OpStatus::kSkipped;
+  c.ran += v.status == OpStatus::kAgrees || v.status == OpStatus::kDisagrees;
 }
 
 }  // namespace

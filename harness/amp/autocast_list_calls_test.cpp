@@ -146,7 +146,7 @@ TEST(AutocastListCalls, CannotCallIsAVerdictOfItsOwn) {
   const auto verdicts = compare_policies({python}, {ours}, "cpu");
   ASSERT_EQ(verdicts.size(), 1u);
   EXPECT_FALSE(verdicts[0].agrees);
-  EXPECT_EQ(verdicts[0].status, "cannot_call");
+  EXPECT_EQ(verdicts[0].status, OpStatus::kCannotCall);
   EXPECT_NE(verdicts[0].message.find("torch_16/x on cpu under bfloat16: cannot be called from C++"),
             std::string::npos);
 }

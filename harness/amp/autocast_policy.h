@@ -94,11 +94,15 @@ nlohmann::json policy_table(const std::string& device, const std::vector<OpOutco
 // field when it is not one.
 std::vector<OpOutcome> rows_from_policy_table(const nlohmann::json& table, const std::string& source);
 
+enum class OpStatus { kAgrees, kDisagrees, kCannotCall, kSkipped };
+// "agrees" | "disagrees" | "cannot_call" | "skipped", as the report writes it.
+std::string to_string(OpStatus status);
+
 struct OpVerdict {
   std::string op;
   std::string dtype;
-  bool agrees = false;         // true for "agrees" and "skipped"
-  std::string status;          // agrees | disagrees | cannot_call | skipped
+  bool agrees = false;  // true for kAgrees and kSkipped
+  OpStatus status = OpStatus::kDisagrees;
   std::optional<OpOutcome> expected;  // Python's row
   std::optional<OpOutcome> got;       // ours
   std::string message;                // empty when it agrees

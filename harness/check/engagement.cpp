@@ -88,7 +88,7 @@ std::string clip_norm_vacuity(const CaseSpec& spec, const EngagementSummary& s, 
 std::optional<std::string> engagement_failure(const CaseRecord& r, const EngagementSummary& s) {
   const CaseSpec& spec = r.spec;
   const EngagementRule& rule = spec.engagement;
-  if (spec.variant != "correct" || r.loss.empty()) return std::nullopt;  // controls are wrong on purpose
+  if (spec.is_control() || r.loss.empty()) return std::nullopt;  // controls are wrong on purpose
   const Engages engages = find_workload(spec.workload).engages();
   if (engages == Engages::kClipNorm && !(s.clipped_steps.value_or(0) >= rule.clip_norm_min_steps))
     return clip_norm_vacuity(spec, s, rule);

@@ -70,7 +70,7 @@ TEST(Engagement, O3sFloat16GradientsMayExceedTheLimitByTheirRoundingOnly) {
 
 TEST(Engagement, NegativeControlsAreExempt) {
   CaseRecord r = clip_norm_record({0.5}, {0.5});
-  r.spec.variant = "clip_before_unscale";
+  r.spec.variant = Control::kClipBeforeUnscale;
   EXPECT_EQ(failure(r), "");
 }
 

@@ -93,9 +93,9 @@ std::string shown_flag(const std::optional<amp::OpOutcome>& row) {
 }
 
 std::string shown_status(const amp::OpVerdict& v) {
-  if (v.status == "disagrees") return "MISMATCH";
-  if (v.status == "cannot_call") return "CANNOT CALL";
-  return v.status;
+  if (v.status == amp::OpStatus::kDisagrees) return "MISMATCH";
+  if (v.status == amp::OpStatus::kCannotCall) return "CANNOT CALL";
+  return to_string(v.status);
 }
 
 void print_table(const std::vector<amp::OpVerdict>& verdicts) {
@@ -113,18 +113,18 @@ void print_table(const std::vector<amp::OpVerdict>& verdicts) {
 // or were skipped.
 nlohmann::json summary(const std::vector<amp::OpVerdict>& verdicts) {
   std::map<std::string, std::pair<int, int>> by_dtype;  // agree, rows
-  std::map<std::string, int> by_status = {{"agrees", 0}, {"disagrees", 0}, {"cannot_call", 0}, {"skipped", 0}};
+  std::map<amp::OpStatus, int> by_status;
   for (const amp::OpVerdict& v : verdicts) {
     auto& [a, n] = by_dtype[v.dtype];
-    a += v.status == "agrees";
+    a += v.status == amp::OpStatus::kAgrees;
     ++by_status[v.status];
     ++n;
   }
   nlohmann::json j = {{"rows", verdicts.size()},
-                      {"agree", by_status["agrees"]},
-                      {"disagree", by_status["disagrees"]},
-                      {"cannot_call", by_status["cannot_call"]},
-                      {"skipped", by_status["skipped"]},
+                      {"agree", by_status[amp::OpStatus::kAgrees]},
+                      {"disagree", by_status[amp::OpStatus::kDisagrees]},
+                      {"cannot_call", by_status[amp::OpStatus::kCannotCall]},
+                      {"skipped", by_status[amp::OpStatus::kSkipped]},
                       {"by_dtype", nlohmann::json::object()}};
   for (const auto& [dtype, counts] : by_dtype) j["by_dtype"][dtype] = {{"agree", counts.first}, {"rows", counts.second}};
   return j;
@@ -154,7 +154,8 @@ void write_report(const std::string& out_dir, const std::string& device, const s
 
 // Parses and checks everything a user can get wrong before anything runs.
 struct Plan {
-  std::string device;
+  DeviceKind kind = DeviceKind::kCpu;
+  std::string device;  // its name, as the tables and the report write it
   std::string out_dir;
   amp::AutocastOpList ops;
   std::optional<nlohmann::json> expected;  // from --expected
@@ -163,7 +164,8 @@ struct Plan {
 Plan make_plan(const AutocastOpsArgs& args) {
   Plan plan;
   try {
-    plan.device = resolve_device(args.device);
+    plan.kind = resolve_device(args.device);
+    plan.device = to_string(plan.kind);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
@@ -218,7 +220,8 @@ std::optional<int> load_expected(const AutocastOpsArgs& args, Plan& plan, Expect
 
 // Our rows: the op list under each dtype, then every call of PyTorch's lists.
 std::vector<amp::OpOutcome> run_cpp(const Plan& plan, const amp::TorchLists& lists) {
-  const c10::Device device = plan.device == "cuda" ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
+  const c10::Device device =
+      plan.kind == DeviceKind::kCuda ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
   std::vector<amp::OpOutcome> got;
   for (at::ScalarType dtype : kDtypes) {
     const std::vector<amp::OpOutcome> rows = amp::run_autocast_ops(plan.ops, device, dtype);

@@ -20,7 +20,7 @@ void add_list_command(CLI::App& app, Action& selected) {
     selected = [suite, device] {
       Suite s;
       try {
-        s = load_suite(*suite, *device);
+        s = load_suite(*suite, *parse_device_kind(*device));  // --device is checked to be one
       } catch (const SuiteError& e) {
         std::cerr << "ampbench list: error: " << e.what() << "\n";
         return kExitUsage;

@@ -48,8 +48,8 @@ std::vector<std::string> split_suite_names(const std::string& text) {
 
 // GPU machines get the full matrix and the GPU-sized throughput suite; a CPU
 // gets the smoke matrix (the GPU-sized suites would take hours on 2 cores).
-std::vector<std::string> default_suites(const std::string& device) {
-  if (device == "cuda") return {"conformance", "throughput"};
+std::vector<std::string> default_suites(DeviceKind device) {
+  if (device == DeviceKind::kCuda) return {"conformance", "throughput"};
   return {"smoke"};
 }
 
@@ -70,7 +70,7 @@ void print_ceilings(const nlohmann::json& c) {
 
 // Each suite as `ampbench run` would run it, with the measured ceilings
 // embedded; stops after a suite that is unusable input.
-std::vector<std::pair<std::string, int>> run_suites(const std::vector<std::string>& suites, const std::string& device,
+std::vector<std::pair<std::string, int>> run_suites(const std::vector<std::string>& suites, DeviceKind device,
                                                     const std::string& out, const std::string& ceilings_path,
                                                     std::vector<std::string>& results) {
   std::vector<std::pair<std::string, int>> outcomes;
@@ -78,7 +78,7 @@ std::vector<std::pair<std::string, int>> run_suites(const std::vector<std::strin
     std::cout << "\n== suite " << suite << "\n" << std::flush;
     RunArgs run;
     run.suite = suite;
-    run.device = device;
+    run.device = to_string(device);
     run.out_dir = out + "/" + suite;
     run.ceilings_file = ceilings_path;
     run.no_report = true;
@@ -92,10 +92,10 @@ std::vector<std::pair<std::string, int>> run_suites(const std::vector<std::strin
 }
 
 // The verdict table; returns the exit code.
-int print_qualification(const std::string& device, const std::string& out,
+int print_qualification(DeviceKind device, const std::string& out,
                         const std::vector<std::pair<std::string, int>>& outcomes, bool reported) {
   int worst = kExitOk;
-  std::cout << "\n== qualification of " << device << " (" << out << ")\n";
+  std::cout << "\n== qualification of " << to_string(device) << " (" << out << ")\n";
   for (const auto& [suite, code] : outcomes) {
     std::cout << "  " << std::left << std::setw(14) << suite << std::right
               << (code == kExitOk ? "PASS" : code == kExitFailure ? "FAIL (a case does not conform)" : "ERROR")
@@ -108,7 +108,7 @@ int print_qualification(const std::string& device, const std::string& out,
 }
 
 int qualify(const QualifyArgs& args) {
-  std::string device;
+  DeviceKind device = DeviceKind::kCpu;
   try {
     device = resolve_device(args.device);
   } catch (const std::exception& e) {
@@ -118,7 +118,7 @@ int qualify(const QualifyArgs& args) {
   std::string stamp = utc_now_iso8601();
   for (char& ch : stamp)
     if (ch == ':') ch = '-';
-  const std::string out = args.out_dir.empty() ? "results/qualify-" + device + "-" + stamp : args.out_dir;
+  const std::string out = args.out_dir.empty() ? "results/qualify-" + to_string(device) + "-" + stamp : args.out_dir;
   const std::vector<std::string> suites = args.suites.empty() ? default_suites(device) : args.suites;
   try {
     // Every suite read before the ceilings are measured: a misspelt last
@@ -136,7 +136,8 @@ int qualify(const QualifyArgs& args) {
   nlohmann::json ceilings;
   const std::string ceilings_path = out + "/ceilings.json";
   try {
-    const c10::Device dev(device == "cuda" ? c10::kCUDA : c10::kCPU, device == "cuda" ? 0 : -1);
+    const bool cuda = device == DeviceKind::kCuda;
+    const c10::Device dev(cuda ? c10::kCUDA : c10::kCPU, cuda ? 0 : -1);
     kernels::to_json(ceilings, kernels::measure_ceilings(kernels::CeilingOptions::for_device(dev)));
     io::write_file_atomically(ceilings_path, ceilings.dump(1));
   } catch (const std::exception& e) {

@@ -39,11 +39,13 @@ namespace ampbench::cli {
 
 static_assert(kExitRendezvous == distributed::kExitLostPeers, "ranks and their launcher agree on exit code 3");
 
-std::string resolve_device(const std::string& requested) {
-  if (requested == "auto") return torch::cuda::is_available() ? "cuda" : "cpu";
-  if (requested == "cuda" && !torch::cuda::is_available())
+DeviceKind resolve_device(const std::string& requested) {
+  if (requested == "auto") return torch::cuda::is_available() ? DeviceKind::kCuda : DeviceKind::kCpu;
+  const std::optional<DeviceKind> device = parse_device_kind(requested);
+  if (!device) throw std::invalid_argument("--device " + requested + ": expected auto, cpu or cuda");
+  if (*device == DeviceKind::kCuda && !torch::cuda::is_available())
     throw std::invalid_argument("--device cuda: no CUDA device is available on this machine");
-  return requested;
+  return *device;
 }
 
 namespace {
@@ -60,11 +62,11 @@ nlohmann::json read_ceilings(const std::string& path) {
   return j;
 }
 
-std::string default_out_dir(const std::string& suite, const std::string& device) {
+std::string default_out_dir(const std::string& suite, DeviceKind device) {
   std::string stamp = utc_now_iso8601();
   for (char& c : stamp)
     if (c == ':') c = '-';
-  return "results/" + suite + "-" + device + "-" + stamp;
+  return "results/" + suite + "-" + to_string(device) + "-" + stamp;
 }
 
 // c10d's messages carry a C++ backtrace after the first line.
@@ -72,19 +74,20 @@ std::string first_line(const std::string& text) { return text.substr(0, text.fin
 
 // Each local rank is a process with its own threads and model copies: more
 // ranks than the machine can hold were started until the OS refused.
-void check_rank_count(const RunArgs& args, const std::vector<CaseSpec>& cases, const std::string& device) {
+void check_rank_count(const RunArgs& args, const std::vector<CaseSpec>& cases, DeviceKind device) {
   int wanted = args.nproc;
   for (const CaseSpec& c : cases)
     if (needs_local_ranks(c)) wanted = std::max(wanted, c.world_size);
   if (wanted <= 1 || args.allow_oversubscribe) return;
   const long cores = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
   // CPU: two ranks per core still make progress; CUDA: one GPU per rank.
-  const int cap = device == "cuda" ? static_cast<int>(torch::cuda::device_count()) : static_cast<int>(2 * cores);
-  if (device == "cuda" && args.nproc == 0) return;  // ddp cases run on the GPUs there are (local_ranks.cpp)
+  const bool cuda = device == DeviceKind::kCuda;
+  const int cap = cuda ? static_cast<int>(torch::cuda::device_count()) : static_cast<int>(2 * cores);
+  if (cuda && args.nproc == 0) return;  // ddp cases run on the GPUs there are (local_ranks.cpp)
   if (wanted > std::max(cap, 2))
     throw std::invalid_argument(std::to_string(wanted) + " ranks (" + (args.nproc > 0 ? "--nproc" : "a case's world_size") +
                                 ") exceed what this machine holds (" + std::to_string(std::max(cap, 2)) + " on " +
-                                (device == "cuda" ? "its GPUs" : std::to_string(cores) + " cores") +
+                                (cuda ? "its GPUs" : std::to_string(cores) + " cores") +
                                 "); pass --allow-oversubscribe to start them anyway");
 }
 
@@ -149,7 +152,7 @@ namespace {
 // What a run will do, decided before any case runs: every input and output
 // checked (std::invalid_argument: exit 2).
 struct RunPlan {
-  std::string device;
+  DeviceKind device = DeviceKind::kCpu;
   Suite suite;
   std::vector<CaseSpec> cases;
   std::optional<distributed::RankEnv> rank_env;  // set: this process is one rank of several
@@ -167,7 +170,7 @@ struct RunPlan {
 RunPlan plan_run(const RunArgs& args) {
   RunPlan plan;
   plan.device = resolve_device(args.device);
-  plan.suite = load_suite(args.suite.empty() ? (plan.device == "cuda" ? "conformance" : "smoke") : args.suite,
+  plan.suite = load_suite(args.suite.empty() ? (plan.device == DeviceKind::kCuda ? "conformance" : "smoke") : args.suite,
                           plan.device);
   plan.cases = select_cases(plan.suite, args.filter);
   if (args.seed)
@@ -203,10 +206,10 @@ RunPlan plan_run(const RunArgs& args) {
 std::unique_ptr<distributed::ContextScope> join_ranks(RunPlan& plan, const RunArgs& args, RunOptions& options) {
   const distributed::RankEnv& env = *plan.rank_env;
   auto scope = std::make_unique<distributed::ContextScope>(
-      distributed::join(env, plan.device == "cuda", std::chrono::seconds(args.rank_timeout)));
+      distributed::join(env, plan.device == DeviceKind::kCuda, std::chrono::seconds(args.rank_timeout)));
   options.context = scope->get();
   for (CaseSpec& c : plan.cases) {
-    c.device_index = plan.device == "cuda" ? env.local_rank : 0;
+    c.device_index = plan.device == DeviceKind::kCuda ? env.local_rank : 0;
     if (!find_workload(c.workload).collective()) continue;
     c.world_size = env.world_size;
     c.rank = env.rank;
@@ -349,7 +352,7 @@ int run_suite(const RunArgs& args) {
     return kExitUsage;
   }
   if (plan.suite.gate.min_effect) writer->set("gate", {{"min_effect", *plan.suite.gate.min_effect}});
-  std::cout << "suite " << plan.suite.name << ": " << plan.cases.size() << " cases on " << plan.device << " -> "
+  std::cout << "suite " << plan.suite.name << ": " << plan.cases.size() << " cases on " << to_string(plan.device) << " -> "
             << plan.results_path() << "\n";
   print_fp32_warnings(std::cout, env);
   const RunOutcome outcome = run_cases_here_and_in_ranks(plan, args, std::move(options), *writer, ceilings_from_env(env));

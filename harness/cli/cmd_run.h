@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "spec/device_kind.h"
+
 namespace ampbench::cli {
 
 struct RunArgs {
@@ -35,7 +37,7 @@ struct RunArgs {
 
 // "auto" -> the best device present; throws std::invalid_argument for cuda
 // without a device.
-std::string resolve_device(const std::string& requested);
+DeviceKind resolve_device(const std::string& requested);
 
 // Runs one suite; returns the exit code (0 conforming, 1 not, 2 usage).
 int run_suite(const RunArgs& args);

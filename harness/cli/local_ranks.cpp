@@ -54,7 +54,7 @@ RankRunResult run_in_local_ranks(const std::vector<CaseSpec>& cases, const RankR
   int nproc = 1;
   for (const CaseSpec& c : cases) nproc = std::max(nproc, c.world_size);
   // One GPU per rank: NCCL refuses two ranks on one device.
-  const int gpus = settings.device == "cuda" ? static_cast<int>(torch::cuda::device_count()) : nproc;
+  const int gpus = settings.device == DeviceKind::kCuda ? static_cast<int>(torch::cuda::device_count()) : nproc;
   if (gpus < nproc) {
     std::cout << "\nddp cases ask for " << nproc << " ranks but there are " << gpus << " GPUs: running " << gpus
               << " (the cases record the world size they ran with)\n";
@@ -64,7 +64,7 @@ RankRunResult run_in_local_ranks(const std::vector<CaseSpec>& cases, const RankR
   launch.nproc = nproc;
   launch.rank_timeout_s = settings.rank_timeout_s;
   launch.out_dir = settings.out_dir;
-  launch.args = {"ampbench", "run", "--suite", settings.suite_path, "--device", settings.device,
+  launch.args = {"ampbench", "run", "--suite", settings.suite_path, "--device", to_string(settings.device),
                  "--filter", exact_ids_filter(cases), "--out", settings.out_dir, "--no-report",
                  "--rank-timeout", std::to_string(settings.rank_timeout_s)};
   if (settings.no_throughput) launch.args.push_back("--no-throughput");

@@ -20,7 +20,7 @@ namespace ampbench::cli {
 // What the ranks' command line carries over from this run.
 struct RankRunSettings {
   std::string suite_path;
-  std::string device;
+  DeviceKind device = DeviceKind::kCpu;
   std::string out_dir;  // the ranks' OUT (logs, rank 0's results.json)
   int rank_timeout_s = 120;
   bool no_throughput = false;

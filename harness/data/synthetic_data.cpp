@@ -34,7 +34,7 @@ int64_t numel(const std::vector<int64_t>& shape) {
 }  // namespace
 
 SyntheticData::SyntheticData(const DataOptions& options, const c10::Device& device) : device_(device) {
-  const std::vector<int64_t> sample = input_shape(options.model, options.sizes);
+  const std::vector<int64_t> sample = options.model->sample_shape(options.sizes);
   at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(options.seed);
   const Teacher teacher(numel(sample), options.sizes.classes, gen);
 

@@ -19,7 +19,7 @@ struct Batch {
 };
 
 struct DataOptions {
-  std::string model;
+  const ModelFamily* model = nullptr;
   ModelSizes sizes;
   std::uint64_t seed = 1;
   int distinct_batches = 8;  // micro-batches before the data repeats

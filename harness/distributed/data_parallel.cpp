@@ -3,7 +3,6 @@
 #include <ATen/ops/cat.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/cuda.h>
-#include <torch/nn/parallel/data_parallel.h>
 
 #include <algorithm>
 #include <exception>
@@ -12,10 +11,6 @@
 #include <thread>
 
 #include "amp/autocast_guard.h"
-#include "models/cnn.h"
-#include "models/decoder.h"
-#include "models/mlp.h"
-#include "models/transformer.h"
 
 namespace ampbench::distributed {
 namespace {
@@ -24,8 +19,7 @@ std::string dtype_name(at::ScalarType t) { return c10::toString(t); }
 
 // parallel_apply with the caller's autocast (and grad-mode) state in every
 // worker thread, and each worker on its replica's device.
-template <typename Impl>
-std::vector<at::Tensor> parallel_apply(const std::vector<std::shared_ptr<Impl>>& replicas,
+std::vector<at::Tensor> parallel_apply(const std::vector<Model::Forward>& replicas,
                                        const std::vector<at::Tensor>& inputs, const DataParallelOptions& options) {
   const amp::AutocastState state = amp::AutocastState::capture();
   // Without propagation, workers get only grad mode (so backward still
@@ -42,7 +36,7 @@ std::vector<at::Tensor> parallel_apply(const std::vector<std::shared_ptr<Impl>>&
         at::AutoGradMode grad(grad_mode);
         c10::OptionalDeviceGuard device_guard;
         if (options.devices[i].is_cuda()) device_guard.reset_device(options.devices[i]);
-        outputs[i] = replicas[i]->forward(inputs[i]);
+        outputs[i] = replicas[i](inputs[i]);
       } catch (...) {
         errors[i] = std::current_exception();
       }
@@ -54,8 +48,14 @@ std::vector<at::Tensor> parallel_apply(const std::vector<std::shared_ptr<Impl>>&
   return outputs;
 }
 
-template <typename Impl>
-at::Tensor run(const std::shared_ptr<Impl>& module, const at::Tensor& inputs, const DataParallelOptions& options) {
+}  // namespace
+
+at::Tensor data_parallel_forward(const Model& model, const at::Tensor& inputs, const DataParallelOptions& options) {
+  if (options.devices.empty()) throw std::invalid_argument("DataParallel: no devices");
+  // The suite reader refuses dataparallel on such a family; this is the
+  // guard for a caller that did not go through it.
+  if (!model.replicate)
+    throw std::invalid_argument("DataParallel: model family '" + model.family->name + "' cannot be replicated");
   const auto& devices = options.devices;
   // Scatter: chunks along the batch, each moved to its replica's device
   // (differentiable: backward brings the input gradients back).
@@ -66,7 +66,7 @@ at::Tensor run(const std::shared_ptr<Impl>& module, const at::Tensor& inputs, co
   for (size_t i = 0; i < chunks.size(); ++i) chunks[i] = chunks[i].to(devices[i], /*non_blocking=*/true);
   // Replicate: deep copies whose parameters' gradients flow back to the
   // original parameters through ReduceAdd.
-  const std::vector<std::shared_ptr<Impl>> replicas = torch::nn::parallel::replicate(module, devices);
+  const std::vector<Model::Forward> replicas = model.replicate(devices);
   std::vector<at::Tensor> outputs = parallel_apply(replicas, chunks, options);
   if (options.expect_output_dtype) {
     for (size_t i = 0; i < outputs.size(); ++i) {
@@ -82,8 +82,6 @@ at::Tensor run(const std::shared_ptr<Impl>& module, const at::Tensor& inputs, co
   return at::cat(outputs, 0);
 }
 
-}  // namespace
-
 std::vector<c10::Device> replica_devices(const c10::Device& device, int replicas) {
   std::vector<c10::Device> out;
   if (device.is_cuda()) {
@@ -93,17 +91,6 @@ std::vector<c10::Device> replica_devices(const c10::Device& device, int replicas
     for (int i = 0; i < replicas; ++i) out.emplace_back(device);
   }
   return out;
-}
-
-at::Tensor data_parallel_forward(const Model& model, const at::Tensor& inputs, const DataParallelOptions& options) {
-  if (options.devices.empty()) throw std::invalid_argument("DataParallel: no devices");
-  // replicate() needs the concrete Cloneable type.
-  if (model.family == "mlp") return run(std::dynamic_pointer_cast<MlpImpl>(model.module), inputs, options);
-  if (model.family == "cnn") return run(std::dynamic_pointer_cast<CnnImpl>(model.module), inputs, options);
-  if (model.family == "transformer")
-    return run(std::dynamic_pointer_cast<TransformerImpl>(model.module), inputs, options);
-  if (model.family == "decoder") return run(std::dynamic_pointer_cast<DecoderImpl>(model.module), inputs, options);
-  throw std::invalid_argument("DataParallel: unknown model family '" + model.family + "'");
 }
 
 }  // namespace ampbench::distributed

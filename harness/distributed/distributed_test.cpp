@@ -29,8 +29,8 @@ namespace {
 CaseSpec mlp_case(const std::string& workload, Precision precision, int batch) {
   CaseSpec c;
   c.workload = workload;
-  c.model = "mlp";
-  c.optimizer = "sgd";
+  c.model = find_model_family("mlp");
+  c.optimizer = optim::Kind::kSgd;
   c.precision = PrecisionPolicy(precision);
   c.scaler_enabled = precision == Precision::kFp16;
   c.sizes.batch = batch;
@@ -131,7 +131,7 @@ TEST(Ddp, AnInfOnOneRankAfterTheAllReduceIsARankDisagreement) {
   // The negative control: the last rank alone skips at step steps/2.
   for (int world : {2, 3}) {
     CaseSpec spec = mlp_case("ddp", Precision::kFp16, 8);
-    spec.variant = "rank_disagreement";
+    spec.variant = Control::kRankDisagreement;
     const std::vector<CaseRecord> ranks = run_ranks(spec, world);
     const std::string expected = "ranks disagree: rank " + std::to_string(world - 1) + " vs rank 0";
     for (const CaseRecord& r : ranks) {
@@ -164,7 +164,7 @@ TEST(DataParallel, TheDecoderReplicatesAndTrainsLikeOneDevice) {
   // used to reach the suite and fail at run time ("unknown model family").
   auto decoder = [](const std::string& workload, int batch) {
     CaseSpec c = mlp_case(workload, Precision::kFp32, batch);
-    c.model = "decoder";
+    c.model = find_model_family("decoder");
     c.sizes.seq = 8;
     c.sizes.d_model = 16;
     c.sizes.heads = 2;

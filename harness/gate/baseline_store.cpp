@@ -60,10 +60,10 @@ std::string utc_now() {
 
 std::string baseline_name(const ResultsFile& r) {
   const std::string device = env_value(r, "device");
-  const std::string hardware = device == "cpu" ? env_value(r, "cpu_model") : env_value(r, "gpu_name");
+  const std::string hardware = r.device == DeviceKind::kCpu ? env_value(r, "cpu_model") : env_value(r, "gpu_name");
   std::string name = sanitize_name_part(r.suite) + "__" + sanitize_name_part(device) + "__" +
                      sanitize_name_part(hardware) + "__torch-" + sanitize_name_part(env_value(r, "libtorch_version"));
-  if (device == "cuda") name += "__cuda-" + sanitize_name_part(env_value(r, "cuda_runtime"));
+  if (r.device == DeviceKind::kCuda) name += "__cuda-" + sanitize_name_part(env_value(r, "cuda_runtime"));
   return name;
 }
 
@@ -153,10 +153,10 @@ StoredBaseline find_baseline(const ResultsFile& current, const std::string& dir)
 
   std::string message = "no baseline for the environment of " + current.path + " (suite \"" +
                         current.suite + "\", device \"" + current.env.at("device") + "\", " +
-                        (current.env.at("device") == "cpu" ? "cpu_model \"" + current.env.at("cpu_model")
+                        (current.device == DeviceKind::kCpu ? "cpu_model \"" + current.env.at("cpu_model")
                                                             : "gpu_name \"" + current.env.at("gpu_name")) +
                         "\", libtorch_version \"" + current.env.at("libtorch_version") + "\"" +
-                        (current.env.at("device") == "cuda" ? ", cuda_runtime \"" + current.env.at("cuda_runtime") + "\""
+                        (current.device == DeviceKind::kCuda ? ", cuda_runtime \"" + current.env.at("cuda_runtime") + "\""
                                                             : std::string()) +
                         ")";
   std::vector<std::string> same_suite;

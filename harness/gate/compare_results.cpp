@@ -17,9 +17,9 @@ enum class State { Ok, Fail, Error, Skipped, Absent };
 
 State state_of(const ResultsCase* c) {
   if (!c) return State::Absent;
-  if (c->status == "skipped") return State::Skipped;
+  if (c->status == CaseStatus::kSkipped) return State::Skipped;
   if (c->conforms && *c->conforms) return State::Ok;
-  return c->status == "error" ? State::Error : State::Fail;
+  return c->status == CaseStatus::kError ? State::Error : State::Fail;
 }
 
 const char* cell(State s, bool in_baseline) {
@@ -44,8 +44,10 @@ std::string why(const ResultsCase& c) {
   for (const auto& f : c.failures) {
     if (f != c.reason) parts.push_back(f);
   }
-  std::string head = "status \"" + c.status + "\"";
-  if (c.status != "skipped" && c.status != c.expect) head += " (expected \"" + c.expect + "\")";
+  std::string head = "status \"" + to_string(c.status) + "\"";
+  const bool as_expected = (c.status == CaseStatus::kPass && c.expect == Expect::kPass) ||
+                           (c.status == CaseStatus::kFail && c.expect == Expect::kFail);
+  if (c.status != CaseStatus::kSkipped && !as_expected) head += " (expected \"" + to_string(c.expect) + "\")";
   if (parts.empty()) return head;
   return head + ": " + join(parts, "; ");
 }
@@ -252,7 +254,7 @@ std::optional<CheckResult> throughput_row(const std::string& id, const ResultsCa
     informative_medians(r, b, c);
     return r;
   } else if (!c_has) {
-    if (c.status == "skipped") {
+    if (c.status == CaseStatus::kSkipped) {
       return skipped_row(id, check, "skipped", "case skipped in the current results");
     } else {
       return skipped_row(id, check, "not measured", "measured in the baseline, not in the current results",

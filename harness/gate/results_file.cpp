@@ -103,8 +103,11 @@ void read_header(const json& doc, const std::string& path, ResultsFile& r) {
   const json& version = require(doc, "schema_version", path, "");
   // 2 added the equivalence envelope to each case's check; the gate reads
   // neither version's check beyond status and conforms.
-  if (!version.is_number_integer() || version.get<long long>() < 1 || version.get<long long>() > 2) {
-    fail(path, "", "unsupported \"schema_version\" " + version.dump() + " (this reader supports 1 and 2)");
+  if (!version.is_number_integer() || version.get<long long>() < kOldestResultsSchemaVersion ||
+      version.get<long long>() > kResultsSchemaVersion) {
+    fail(path, "", "unsupported \"schema_version\" " + version.dump() + " (this reader supports " +
+                       std::to_string(kOldestResultsSchemaVersion) + " to " + std::to_string(kResultsSchemaVersion) +
+                       ")");
   }
   r.suite = require_string(doc, "suite", path, "");
   // Read, never assumed: a string "false" or a missing field once passed as
@@ -121,6 +124,7 @@ void read_header(const json& doc, const std::string& path, ResultsFile& r) {
   for (const auto& [key, value] : env.items()) {
     if (!r.env.count(key) && !value.is_object() && !value.is_array()) r.env[key] = as_text(value);
   }
+  r.device = parse_device_kind(r.env.at("device"));
   r.suite_min_effect = read_gate_object(doc, path, "");
 }
 
@@ -148,7 +152,10 @@ ResultsCase read_case(const json& c, const std::string& path, std::string where)
   ResultsCase rec;
   rec.id = require_string(c, "id", path, where);
   where += " (id \"" + rec.id + "\")";
-  rec.status = require_string(c, "status", path, where);
+  const std::string status = require_string(c, "status", path, where);
+  const std::optional<CaseStatus> parsed = parse_case_status(status);
+  if (!parsed) fail(path, where, "unknown \"status\" \"" + status + "\" (expected pass, fail, skipped or error)");
+  rec.status = *parsed;
   const json& conforms = require(c, "conforms", path, where);
   if (conforms.is_boolean()) {
     rec.conforms = conforms.get<bool>();
@@ -156,7 +163,11 @@ ResultsCase read_case(const json& c, const std::string& path, std::string where)
     fail(path, where, std::string("\"conforms\" must be true, false or null, got ") + type_name(conforms));
   }
   if (const auto it = c.find("reason"); it != c.end() && it->is_string()) rec.reason = it->get<std::string>();
-  if (const auto it = c.find("expect"); it != c.end() && it->is_string()) rec.expect = it->get<std::string>();
+  if (const auto it = c.find("expect"); it != c.end() && it->is_string()) {
+    const std::optional<Expect> expect = parse_expect(it->get<std::string>());
+    if (!expect) fail(path, where, "unknown \"expect\" " + it->dump() + " (expected pass, fail or report)");
+    rec.expect = *expect;
+  }
   if (const auto chk = c.find("check"); chk != c.end() && chk->is_object()) {
     if (const auto f = chk->find("failures"); f != chk->end() && f->is_array()) {
       for (const json& s : *f) rec.failures.push_back(as_text(s));
@@ -204,7 +215,7 @@ std::vector<std::string> env_differences(const ResultsFile& baseline, const Resu
     return it == f.env.end() ? std::string("none") : it->second;
   };
   std::vector<const char*> keys = {"device", "gpu_name"};
-  if (get(baseline, "device") == "cpu" || get(current, "device") == "cpu") keys.push_back("cpu_model");
+  if (baseline.device == DeviceKind::kCpu || current.device == DeviceKind::kCpu) keys.push_back("cpu_model");
   keys.push_back("libtorch_version");
   keys.push_back("cuda_runtime");
   for (const char* key : keys) {

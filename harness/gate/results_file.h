@@ -6,6 +6,10 @@
 
 #include <map>
 #include "core/json.h"  // nlohmann/json, version-checked
+#include "results/case_status.h"
+#include "results/schema_version.h"
+#include "spec/device_kind.h"
+#include "spec/expect.h"
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -39,8 +43,8 @@ InputKind detect_kind(const nlohmann::json& doc);
 // One case of a results file, reduced to what the gate reads.
 struct ResultsCase {
   std::string id;
-  std::string status;              // pass|fail|skipped|error
-  std::string expect = "pass";     // "expect" (absent -> "pass")
+  CaseStatus status = CaseStatus::kError;
+  Expect expect = Expect::kPass;   // "expect" (absent -> pass)
   std::optional<bool> conforms;    // null for skipped
   std::string reason;              // "" when null
   std::vector<std::string> failures;  // check.failures, when present
@@ -61,6 +65,7 @@ struct ResultsFile {
   std::string suite;
   bool complete = true;                     // "complete" (required, a boolean)
   std::map<std::string, std::string> env;   // env values as text ("none" when absent)
+  std::optional<DeviceKind> device;         // env "device", when it names one
   std::optional<double> suite_min_effect;   // top-level "gate": {"min_effect": x}
   std::vector<ResultsCase> cases;            // file order
   nlohmann::json doc;                       // the whole document (first run's after merge_runs)
@@ -70,7 +75,8 @@ struct ResultsFile {
 };
 
 // Validates an ampbench results document. Required: "schema" ==
-// "ampbench.results", integer "schema_version" == 1, "suite" (string), "env"
+// "ampbench.results", integer "schema_version" from kOldestResultsSchemaVersion
+// to kResultsSchemaVersion, "suite" (string), "env"
 // (object with device, gpu_name, cpu_model, libtorch_version, cuda_runtime),
 // "cases" (array); per case "id" (string, unique), "status" (string),
 // "conforms" (bool or null) and "throughput" (object or null; when an object,

@@ -11,9 +11,9 @@ namespace {
 // Which run's record speaks for a case: the worst outcome wins, so a failure
 // in any run of the current side cannot hide behind the others.
 int severity(const ResultsCase& c) {
-  if (c.status == "skipped") return 0;
+  if (c.status == CaseStatus::kSkipped) return 0;
   if (c.conforms && *c.conforms) return 1;
-  return c.status == "error" ? 3 : 2;
+  return c.status == CaseStatus::kError ? 3 : 2;
 }
 
 std::string settings_of(const ResultsCase& c) {

@@ -48,10 +48,10 @@ TEST(RunSet, TheWorstRunSpeaksForConformance) {
                                          run("r3", {make_case("a", {1, 2}), make_case("b", {}, "error", false)})},
                                         true);
   const ResultsCase& a = find(merged, "a");
-  EXPECT_EQ(a.status, "fail");
+  EXPECT_EQ(a.status, CaseStatus::kFail);
   EXPECT_EQ(a.reason, "in 1 of 3 runs: reason for fail");
   EXPECT_EQ(a.samples.size(), 3u);  // the failing run's throughput still counts
-  EXPECT_EQ(find(merged, "b").status, "error");
+  EXPECT_EQ(find(merged, "b").status, CaseStatus::kError);
   EXPECT_TRUE(merged.notices.empty());
 }
 

@@ -1,5 +1,8 @@
 #include "models/cnn.h"
 
+#include "models/flops.h"
+#include "models/module_model.h"
+
 #include <ATen/ops/adaptive_avg_pool2d.h>
 #include <ATen/ops/max_pool2d.h>
 #include <ATen/ops/relu.h>
@@ -21,6 +24,51 @@ at::Tensor CnnImpl::forward(const at::Tensor& x) {
   h = at::relu(bn2_(conv2_(h)));
   h = at::adaptive_avg_pool2d(h, {1, 1}).flatten(1);
   return head_(h);
+}
+
+namespace {
+
+// NHWC weights and inputs: cuDNN's tensor-core convolutions read them
+// without transposes.
+Model channels_last(Model m) {
+  const torch::NoGradGuard no_grad;
+  for (const at::Tensor& p : m.module->parameters())
+    if (p.dim() == 4) p.set_data(p.contiguous(at::MemoryFormat::ChannelsLast));
+  m.forward = [inner = m.forward](const at::Tensor& x) { return inner(x.contiguous(at::MemoryFormat::ChannelsLast)); };
+  return m;
+}
+
+}  // namespace
+
+const ModelFamily& cnn_family() {
+  static const ModelFamily family = [] {
+    ModelFamily f;
+    f.name = "cnn";
+    f.input = InputKind::kImage;
+    f.size_keys = {{"channels", &ModelSizes::channels}, {"image", &ModelSizes::image}};
+    f.reads_channels_last = true;
+    f.sample_shape = [](const ModelSizes& s) { return std::vector<int64_t>{kCnnInputChannels, s.image, s.image}; };
+    f.forward_flops = [](const ModelSizes& s) {
+      const double c = s.channels;
+      // conv1 at full size, a 2x2 max-pool, conv2 at half size, pooled head.
+      return conv3x3_flops(kCnnInputChannels, c, s.image) + conv3x3_flops(c, 2 * c, s.image / 2) +
+             linear_flops(2 * c, s.classes);
+    };
+    f.parameters = [](const ModelSizes& s) {
+      const double ch = s.channels, c = s.classes;
+      // Convolutions with biases, two BatchNorms (weight and bias), the head.
+      return kCnnInputChannels * ch * 9 + ch + ch * 2 * ch * 9 + 2 * ch + 2 * ch + 4 * ch + 2 * ch * c + c;
+    };
+    f.activations = [](const ModelSizes& s) {
+      return static_cast<double>(s.image) * s.image * (kCnnInputChannels + 6.0 * s.channels);
+    };
+    f.build = [](const ModelFamily& me, const ModelSizes& s, const c10::Device& d) {
+      Model m = module_model(me, Cnn(s), d);
+      return s.channels_last ? channels_last(std::move(m)) : m;
+    };
+    return f;
+  }();
+  return family;
 }
 
 }  // namespace ampbench

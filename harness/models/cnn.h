@@ -5,7 +5,7 @@
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/linear.h>
 
-#include "spec/case_spec.h"
+#include "spec/model_sizes.h"
 
 namespace ampbench {
 

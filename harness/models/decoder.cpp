@@ -1,5 +1,9 @@
 #include "models/decoder.h"
 
+#include "models/flops.h"
+#include "models/module_model.h"
+#include "models/sequence_sizes.h"
+
 #include <ATen/SDPBackend.h>
 #include <ATen/ops/_fused_sdp_choice.h>
 #include <ATen/ops/gelu.h>
@@ -57,6 +61,38 @@ std::string DecoderImpl::attention_backend(const at::Tensor& x) {
     case at::SDPBackend::error: break;
   }
   return "none";
+}
+
+
+const ModelFamily& decoder_family() {
+  static const ModelFamily family = [] {
+    ModelFamily f;
+    f.name = "decoder";
+    f.input = InputKind::kSequence;
+    f.size_keys = sequence_size_keys();
+    f.size_keys.emplace_back("layers", &ModelSizes::layers);
+    f.sizes_refusal = heads_refusal;
+    f.sample_shape = [](const ModelSizes& s) { return std::vector<int64_t>{s.seq, s.d_model}; };
+    f.forward_flops = [](const ModelSizes& s) {
+      return s.layers * attention_block_flops(s) + linear_flops(s.d_model, s.classes);
+    };
+    f.parameters = [](const ModelSizes& s) {
+      return s.layers * attention_block_parameters(s) + 2.0 * s.d_model + static_cast<double>(s.d_model) * s.classes +
+             s.classes;
+    };
+    // Fused attention (flash and friends keep no seq x seq matrix); each
+    // block holds its own activations.
+    f.activations = [](const ModelSizes& s) { return s.layers * s.seq * (10.0 * s.d_model + 2.0 * s.ffn); };
+    f.build = [](const ModelFamily& me, const ModelSizes& s, const c10::Device& d) {
+      Model m = module_model(me, Decoder(s), d);
+      m.attention_backend = [impl = std::static_pointer_cast<DecoderImpl>(m.module)](const at::Tensor& x) {
+        return impl->attention_backend(x);
+      };
+      return m;
+    };
+    return f;
+  }();
+  return family;
 }
 
 }  // namespace ampbench

@@ -13,7 +13,7 @@
 
 #include <string>
 
-#include "spec/case_spec.h"
+#include "spec/model_sizes.h"
 
 namespace ampbench {
 

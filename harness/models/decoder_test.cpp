@@ -38,7 +38,7 @@ TEST(Decoder, APositionSeesNoLaterOne) {
 }
 
 TEST(Decoder, ItsBlocksAreNamedAsThePythonOracleNamesThem) {
-  const Model m = make_model("decoder", small_decoder(2), 1, c10::Device(c10::kCPU));
+  const Model m = make_model(*find_model_family("decoder"), small_decoder(2), 1, c10::Device(c10::kCPU));
   const std::vector<std::string> names = m.module->named_parameters().keys();
   EXPECT_EQ(names.front(), "blocks.0.ln1.weight");
   EXPECT_EQ(names.at(names.size() - 3), "ln_f.bias");
@@ -47,18 +47,18 @@ TEST(Decoder, ItsBlocksAreNamedAsThePythonOracleNamesThem) {
 }
 
 TEST(Decoder, TheAttentionKernelItPicksIsNamed) {
-  const Model m = make_model("decoder", small_decoder(1), 1, c10::Device(c10::kCPU));
+  const Model m = make_model(*find_model_family("decoder"), small_decoder(1), 1, c10::Device(c10::kCPU));
   ASSERT_TRUE(m.attention_backend);
   const std::string backend = m.attention_backend(at::randn({2, 8, 32}));
   EXPECT_TRUE(backend == "flash" || backend == "math") << backend;  // what a CPU offers
-  EXPECT_FALSE(make_model("mlp", ModelSizes{}, 1, c10::Device(c10::kCPU)).attention_backend);
+  EXPECT_FALSE(make_model(*find_model_family("mlp"), ModelSizes{}, 1, c10::Device(c10::kCPU)).attention_backend);
 }
 
 TEST(Decoder, FlopsGrowByOneBlockPerLayerAndCountTheFullAttentionSquare) {
   const ModelSizes one = small_decoder(1), three = small_decoder(3);
   const double head = 2.0 * 32 * 5;
-  const double block = forward_flops_per_sample("decoder", one) - head;
-  EXPECT_DOUBLE_EQ(forward_flops_per_sample("decoder", three), 3 * block + head);
+  const double block = forward_flops_per_sample(*find_model_family("decoder"), one) - head;
+  EXPECT_DOUBLE_EQ(forward_flops_per_sample(*find_model_family("decoder"), three), 3 * block + head);
   const double seq = 8, d = 32;
   const double expected = seq * (2 * d * 3 * d + 2 * d * d + 2 * d * 64 + 2 * 64 * d) + 4 * seq * seq * d;
   EXPECT_DOUBLE_EQ(block, expected);
@@ -69,9 +69,9 @@ TEST(ChannelsLast, TheCnnComputesTheSameFunctionInNhwc) {
   s.channels = 8;
   s.image = 8;
   s.classes = 4;
-  const Model nchw = make_model("cnn", s, 7, c10::Device(c10::kCPU));
+  const Model nchw = make_model(*find_model_family("cnn"), s, 7, c10::Device(c10::kCPU));
   s.channels_last = true;
-  const Model nhwc = make_model("cnn", s, 7, c10::Device(c10::kCPU));
+  const Model nhwc = make_model(*find_model_family("cnn"), s, 7, c10::Device(c10::kCPU));
   const at::Tensor conv = nhwc.module->named_parameters()["conv1.weight"];
   EXPECT_TRUE(conv.is_contiguous(at::MemoryFormat::ChannelsLast));
   const at::Tensor x = at::randn({4, 8, 8, 8});

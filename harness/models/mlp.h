@@ -3,7 +3,7 @@
 #include <torch/nn/cloneable.h>
 #include <torch/nn/modules/linear.h>
 
-#include "spec/case_spec.h"
+#include "spec/model_sizes.h"
 
 namespace ampbench {
 

@@ -4,7 +4,7 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/transformerlayer.h>
 
-#include "spec/case_spec.h"
+#include "spec/model_sizes.h"
 
 namespace ampbench {
 

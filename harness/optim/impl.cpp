@@ -4,6 +4,14 @@
 
 namespace ampbench::optim {
 
+std::string to_string(Kind kind) { return kind == Kind::kAdamW ? "adamw" : "sgd"; }
+
+std::optional<Kind> parse_kind(const std::string& name) {
+  for (Kind kind : {Kind::kSgd, Kind::kAdamW})
+    if (to_string(kind) == name) return kind;
+  return std::nullopt;
+}
+
 std::string to_string(Impl impl) {
   switch (impl) {
     case Impl::kLoop: return "loop";

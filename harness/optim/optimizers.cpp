@@ -209,21 +209,18 @@ void FusedAdamW::step_with_amp(const at::Tensor& grad_scale, const at::Tensor& f
   }
 }
 
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::string& name, Impl impl,
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(Kind kind, Impl impl,
                                                         const std::vector<at::Tensor>& params, double lr) {
-  if (name == "sgd") {
+  if (kind == Kind::kSgd) {
     const SGDOptions o = SGDOptions(lr).momentum(0.9);
     if (impl == Impl::kForeach) return std::make_unique<ForeachSGD>(params, o);
     if (impl == Impl::kFused) return std::make_unique<FusedSGD>(params, o);
     return std::make_unique<torch::optim::SGD>(params, o);
   }
-  if (name == "adamw") {
-    const AdamWOptions o = AdamWOptions(lr).weight_decay(0.01);
-    if (impl == Impl::kForeach) return std::make_unique<ForeachAdamW>(params, o);
-    if (impl == Impl::kFused) return std::make_unique<FusedAdamW>(params, o);
-    return std::make_unique<torch::optim::AdamW>(params, o);
-  }
-  throw std::invalid_argument("unknown optimizer '" + name + "' (known: sgd, adamw)");
+  const AdamWOptions o = AdamWOptions(lr).weight_decay(0.01);
+  if (impl == Impl::kForeach) return std::make_unique<ForeachAdamW>(params, o);
+  if (impl == Impl::kFused) return std::make_unique<FusedAdamW>(params, o);
+  return std::make_unique<torch::optim::AdamW>(params, o);
 }
 
 }  // namespace ampbench::optim

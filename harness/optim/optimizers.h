@@ -58,7 +58,7 @@ class FusedAdamW : public torch::optim::Optimizer, public amp::AmpScalingOptimiz
 };
 
 // "sgd" (momentum 0.9) or "adamw" (weight decay 0.01) at `lr`, in `impl`.
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::string& name, Impl impl,
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(Kind kind, Impl impl,
                                                         const std::vector<at::Tensor>& params, double lr);
 
 }  // namespace ampbench::optim

@@ -42,9 +42,9 @@ double max_ulps(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>&
   return worst;
 }
 
-std::vector<at::Tensor> train(const std::string& name, Impl impl, int steps) {
+std::vector<at::Tensor> train(Kind name, Impl impl, int steps) {
   std::vector<at::Tensor> params = params_like_a_model();
-  auto opt = make_optimizer(name, impl, params, name == "sgd" ? 0.05 : 0.003);
+  auto opt = make_optimizer(name, impl, params, name == Kind::kSgd ? 0.05 : 0.003);
   for (int t = 0; t < steps; ++t) {
     set_grads(params, t);
     opt->step();
@@ -55,23 +55,23 @@ std::vector<at::Tensor> train(const std::string& name, Impl impl, int steps) {
 }
 
 TEST(Optimizers, ForeachAndFusedAgreeWithTheLoopToAFewUlps) {
-  for (const std::string name : {"sgd", "adamw"}) {
+  for (const Kind name : {Kind::kSgd, Kind::kAdamW}) {
     const auto loop = train(name, Impl::kLoop, 20);
     const double foreach = max_ulps(train(name, Impl::kForeach, 20), loop);
     const double fused = max_ulps(train(name, Impl::kFused, 20), loop);
-    std::cout << name << " after 20 steps, max distance from the loop: foreach " << foreach << " ulp, fused " << fused
+    std::cout << to_string(name) << " after 20 steps, max distance from the loop: foreach " << foreach << " ulp, fused " << fused
               << " ulp\n";
-    EXPECT_LE(foreach, 4) << name;
-    EXPECT_LE(fused, 4) << name;
+    EXPECT_LE(foreach, 4) << to_string(name);
+    EXPECT_LE(fused, 4) << to_string(name);
     // A different update (another learning rate) is thousands of ulps away:
     // the bound has teeth.
     std::vector<at::Tensor> params = params_like_a_model();
-    auto other = make_optimizer(name, Impl::kFused, params, name == "sgd" ? 0.051 : 0.00306);
+    auto other = make_optimizer(name, Impl::kFused, params, name == Kind::kSgd ? 0.051 : 0.00306);
     for (int t = 0; t < 20; ++t) {
       set_grads(params, t);
       other->step();
     }
-    EXPECT_GT(max_ulps(params, loop), 1000) << name;
+    EXPECT_GT(max_ulps(params, loop), 1000) << to_string(name);
   }
 }
 

@@ -25,16 +25,6 @@ std::optional<double> ceiling(const Ceilings& ceilings, const std::string& preci
 
 }  // namespace
 
-std::string to_string(CaseStatus status) {
-  switch (status) {
-    case CaseStatus::kPass: return "pass";
-    case CaseStatus::kFail: return "fail";
-    case CaseStatus::kSkipped: return "skipped";
-    case CaseStatus::kError: return "error";
-  }
-  return "error";
-}
-
 ThroughputStats throughput_stats(const ThroughputRecord& t) {
   const std::vector<double>& s = t.samples_per_s;
   ThroughputStats out;

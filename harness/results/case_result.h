@@ -11,12 +11,11 @@
 
 #include "check/checker.h"
 #include "check/engagement.h"
+#include "results/case_status.h"
 #include "runner/case_record.h"
 
 namespace ampbench {
 
-enum class CaseStatus { kPass, kFail, kSkipped, kError };
-std::string to_string(CaseStatus status);  // "pass" | "fail" | "skipped" | "error"
 
 // Measured matrix ceilings per precision ("fp32", "bf16", ...), FLOP/s
 // (`ampbench qualify`); empty without them.

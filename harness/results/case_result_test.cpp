@@ -15,6 +15,7 @@ CaseRecord ran(Expect expect, Precision precision = Precision::kFp16) {
   r.status = RunStatus::kRan;
   r.spec.id = "plain/mlp/x/sgd";
   r.spec.workload = "plain";
+  r.spec.model = find_model_family("mlp");
   r.spec.precision = PrecisionPolicy(precision);
   r.spec.expect = expect;
   return r;

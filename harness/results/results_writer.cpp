@@ -171,7 +171,7 @@ json case_to_json(const CaseResult& result) {
   j.update({
       {"tag", s.tag},
       {"scaler_enabled", s.scaler_enabled},
-      {"device", s.device},
+      {"device", to_string(s.device)},
       {"world_size", s.world_size},
       {"batch_size", find_workload(s.workload).effective_batch(s)},
       {"steps", s.steps},

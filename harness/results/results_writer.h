@@ -8,12 +8,9 @@
 #include <string>
 
 #include "results/case_result.h"
+#include "results/schema_version.h"
 
 namespace ampbench {
-
-// 2: check.envelope, check.bounds, check.max_ratio (the measured
-// equivalence envelope), engagement; readers still accept 1.
-inline constexpr int kResultsSchemaVersion = 2;
 
 // One case's JSON object: CaseResult serialised, nothing computed here.
 nlohmann::json case_to_json(const CaseResult& result);

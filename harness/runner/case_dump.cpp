@@ -60,7 +60,7 @@ nlohmann::json exact_series(const std::vector<double>& values) {
 
 nlohmann::json spec_json(const CaseSpec& s) {
   nlohmann::json j = case_identity_json(s);
-  j.update({{"device", s.device},
+  j.update({{"device", to_string(s.device)},
           {"seed", s.seed},
           {"scaler_enabled", s.scaler_enabled},
           {"steps", s.steps},

@@ -29,10 +29,10 @@ std::vector<std::string> split(const std::string& text, char sep) {
 
 std::string field_of(const CaseSpec& c, const std::string& key, const std::string& filter) {
   if (key == "workload") return c.workload;
-  if (key == "variant") return c.variant;
-  if (key == "model") return c.model;
+  if (key == "variant") return to_string(c.variant);
+  if (key == "model") return c.model->name;
   if (key == "precision") return c.precision.name();
-  if (key == "optimizer") return c.optimizer;
+  if (key == "optimizer") return optim::to_string(c.optimizer);
   if (key == "optimizer_impl") return optim::to_string(c.optimizer_impl);
   if (key == "tag") return c.tag;
   throw std::invalid_argument("--filter '" + shown_filter(filter) + "': unknown field '" + key +
@@ -50,7 +50,8 @@ CaseMatcher field_matcher(const std::string& filter) {
     const std::size_t eq = term.find('=');
     for (const std::string& value : split(term.substr(eq + 1), '|')) fields[term.substr(0, eq)].push_back(value);
   }
-  const CaseSpec probe;
+  CaseSpec probe;
+  probe.model = model_families().front();
   for (const auto& [key, values] : fields) field_of(probe, key, filter);  // reject unknown keys up front
   return [fields, filter](const CaseSpec& c) {
     for (const auto& field : fields) {

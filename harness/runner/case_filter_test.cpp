@@ -13,7 +13,7 @@ CaseSpec case_with_id(const std::string& id) {
   CaseSpec c;
   c.id = id;
   c.workload = "clip_norm";
-  c.model = "mlp";
+  c.model = find_model_family("mlp");
   return c;
 }
 

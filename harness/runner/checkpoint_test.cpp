@@ -18,8 +18,8 @@ CaseSpec tiny(const std::string& impl = "loop") {
   CaseSpec c;
   c.id = "plain/mlp/fp16/adamw@t";
   c.workload = "plain";
-  c.model = "mlp";
-  c.optimizer = "adamw";
+  c.model = find_model_family("mlp");
+  c.optimizer = optim::Kind::kAdamW;
   c.optimizer_impl = optim::parse_impl(impl);
   c.lr = 0.003;
   c.precision = PrecisionPolicy(Precision::kFp16);
@@ -72,7 +72,7 @@ TEST(Checkpoint, AFileWithoutAnEntryIsRefusedNamingIt) {
   const std::string path = temp_path("ckpt-missing");
   save_checkpoint(*a, path);
   CaseSpec other = spec;
-  other.model = "cnn";  // another model: its parameter names are not in the file
+  other.model = find_model_family("cnn");  // another model: its parameter names are not in the file
   other.sizes.channels = 4;
   other.sizes.image = 8;
   auto b = make_training_state(other, c10::Device(c10::kCPU));
@@ -92,7 +92,7 @@ TEST(Checkpoint, AResumedCaseIsTheUninterruptedRunAndTheForgetfulControlIsNot) {
   const CaseRecord resumed = Runner().run(spec);
   ASSERT_EQ(resumed.status, RunStatus::kRan) << resumed.reason;
   EXPECT_FALSE(resumed.resume_mismatch) << *resumed.resume_mismatch;
-  spec.variant = "resume_without_scaler_state";
+  spec.variant = Control::kResumeWithoutScalerState;
   const CaseRecord forgot = Runner().run(spec);
   ASSERT_TRUE(forgot.resume_mismatch);
   EXPECT_NE(forgot.resume_mismatch->find("loss scale after step 4"), std::string::npos) << *forgot.resume_mismatch;

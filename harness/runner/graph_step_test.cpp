@@ -18,12 +18,12 @@ namespace {
 CaseSpec graphed_case(const std::string& workload, Precision precision) {
   CaseSpec c;
   c.workload = workload;
-  c.model = "mlp";
-  c.optimizer = "adamw";
+  c.model = find_model_family("mlp");
+  c.optimizer = optim::Kind::kAdamW;
   c.optimizer_impl = optim::Impl::kFused;
   c.precision = PrecisionPolicy(precision);
   c.scaler_enabled = c.precision.needs_scaler();
-  c.device = "cuda";
+  c.device = DeviceKind::kCuda;
   c.cuda_graph = true;
   c.lr = 1e-3;
   return c;
@@ -75,7 +75,7 @@ class HostReads {
 
 // Host reads in one timed step (after one warm-up step) of `c` on the CPU.
 int host_reads_in_a_timed_step(CaseSpec c) {
-  c.device = "cpu";
+  c.device = DeviceKind::kCpu;
   TimedTraining timed(c, c10::Device(c10::kCPU));
   timed.step();
   const HostReads reads;

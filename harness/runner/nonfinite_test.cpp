@@ -15,9 +15,9 @@ CaseSpec overflowing(bool scaler) {
   CaseSpec c;
   c.id = "plain+no_scaler/mlp/fp16/adamw@overflow";
   c.workload = "plain";
-  c.variant = scaler ? "correct" : "no_scaler";
-  c.model = "mlp";
-  c.optimizer = "adamw";
+  c.variant = scaler ? Control::kNone : Control::kNoScaler;
+  c.model = find_model_family("mlp");
+  c.optimizer = optim::Kind::kAdamW;
   c.lr = 0.003;
   c.precision = PrecisionPolicy(Precision::kFp16);
   c.scaler_enabled = scaler;

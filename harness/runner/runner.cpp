@@ -110,7 +110,7 @@ std::unique_ptr<TrainingState> resumed(std::unique_ptr<TrainingState> state, con
   state.reset();
   auto fresh = make_training_state(spec, device, context);
   fresh->record_engagement = true;
-  load_checkpoint(*fresh, path, spec.variant != "resume_without_scaler_state");
+  load_checkpoint(*fresh, path, spec.variant != Control::kResumeWithoutScalerState);
   if (!keep) {
     ::unlink(path.c_str());
     ::rmdir(dir.c_str());
@@ -290,7 +290,7 @@ ThroughputRecord measure_throughput(const CaseSpec& spec, const c10::Device& dev
   rec.warmup_steps = t.warmup_steps;
   rec.measured_steps = t.measured_steps;
   rec.samples_per_step = find_workload(spec.workload).effective_batch(spec);
-  rec.training_flops_per_sample = training_flops_per_sample(spec.model, spec.sizes);
+  rec.training_flops_per_sample = training_flops_per_sample(*spec.model, spec.sizes);
   DeviceTimer timer(device), step_timer(device);
   rec.timing_method = timer.method();
   for (int r = 0; r < t.repetitions; ++r) {
@@ -334,8 +334,8 @@ CaseRecord Runner::run(const CaseSpec& spec) const {
     // The whole case (and, for a baseline, its noise run and replicas) under
     // the policy's float32 math: IEEE for fp32/fp16/bf16, TF32 for tf32.
     const amp::Float32MathGuard fp32_math(spec.precision.float32_math());
-    const c10::Device device(spec.device == "cuda" ? c10::kCUDA : c10::kCPU,
-                             spec.device == "cuda" ? static_cast<c10::DeviceIndex>(spec.device_index) : -1);
+    const bool cuda = spec.device == DeviceKind::kCuda;
+    const c10::Device device(cuda ? c10::kCUDA : c10::kCPU, cuda ? static_cast<c10::DeviceIndex>(spec.device_index) : -1);
     const Workload& workload = find_workload(spec.workload);
     distributed::Context* context = workload.collective() ? &this->context() : nullptr;
     train_recorded(spec, device, context, rec, options_.dump_dir);

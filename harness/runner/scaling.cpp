@@ -15,7 +15,7 @@ namespace {
 double one_replica_samples_per_s(const CaseSpec& spec, const c10::Device& device) {
   CaseSpec ref = spec;
   ref.workload = single_replica_workload().name();
-  ref.variant = "correct";
+  ref.variant = Control::kNone;
   ref.world_size = 1;
   ref.rank = 0;
   ref.inject_inf_step = -1;

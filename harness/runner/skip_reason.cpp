@@ -13,17 +13,19 @@
 namespace ampbench {
 
 std::string skip_reason(const CaseSpec& spec) {
-  if (spec.cuda_graph && spec.device != "cuda") return "CUDA-graph capture needs a CUDA device, not " + spec.device;
-  if (spec.gpu_sized && spec.device != "cuda")
-    return "sized for a GPU (the suite is \"gpu_sized\"): on " + spec.device +
+  const bool cuda = spec.device == DeviceKind::kCuda;
+  const std::string device = to_string(spec.device);
+  if (spec.cuda_graph && !cuda) return "CUDA-graph capture needs a CUDA device, not " + device;
+  if (spec.gpu_sized && !cuda)
+    return "sized for a GPU (the suite is \"gpu_sized\"): on " + device +
            " it would run for hours; run it with --device cuda";
-  if (spec.precision.cuda_only() && spec.device != "cuda")
-    return spec.precision.name() + " is CUDA tensor-core math; on " + spec.device +
+  if (spec.precision.cuda_only() && !cuda)
+    return spec.precision.name() + " is CUDA tensor-core math; on " + device +
            " it would be IEEE fp32, identical to the baseline";
   if (spec.precision.float32_math() == amp::Float32Math::kTf32) {
     if (std::string why = amp::tf32_disabled_reason(); !why.empty()) return why;
   }
-  if (spec.device == "cuda") {
+  if (cuda) {
     if (!torch::cuda::is_available()) return "no CUDA device is available";
 #ifdef AMPBENCH_HAVE_CUDA
     const auto* props = at::cuda::getDeviceProperties(0);

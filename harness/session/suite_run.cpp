@@ -49,7 +49,7 @@ void print_line(std::ostream& out, int index, int total, const CaseResult& r, do
     out << std::setw(12) << std::fixed << std::setprecision(1) << r.throughput->median << " samples/s";
   const double eta = elapsed / index * (total - index);
   out << "  " << format_seconds(elapsed) << " eta " << format_seconds(eta);
-  if (!r.reason.empty() && verdict != "pass") out << "  " << r.reason;
+  if (!r.reason.empty() && r.status != CaseStatus::kPass) out << "  " << r.reason;
   out << std::endl;
 }
 
@@ -99,11 +99,9 @@ CaseTally tally_of(const CaseResult& r) {
 }
 
 CaseTally tally_of(const nlohmann::json& c) {
-  const std::string status = c.at("status").get<std::string>();
-  CaseTally t{c.at("id").get<std::string>(), CaseStatus::kError, c.at("expect") == "fail", c.at("conforms") == true,
-              std::nullopt};
-  for (CaseStatus s : {CaseStatus::kPass, CaseStatus::kFail, CaseStatus::kSkipped, CaseStatus::kError})
-    if (to_string(s) == status) t.status = s;
+  const bool control = parse_expect(c.at("expect").get<std::string>()) == Expect::kFail;
+  CaseTally t{c.at("id").get<std::string>(), CaseStatus::kError, control, c.at("conforms") == true, std::nullopt};
+  t.status = parse_case_status(c.at("status").get<std::string>()).value_or(CaseStatus::kError);
   if (c["check"].is_object()) {
     const nlohmann::json& ratio = c["check"].value("max_ratio", nlohmann::json());
     t.max_ratio = ratio.is_number() ? ratio.get<double>() : INFINITY;

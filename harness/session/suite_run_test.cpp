@@ -19,7 +19,7 @@ Suite small_suite() {
     "matrix": {"workloads": ["plain", "clip_norm", "clip_value"], "models": ["mlp", "cnn"],
                "precisions": ["fp32", "fp16", "bf16"], "optimizers": ["sgd"]},
     "tolerances": {"fp32": {}, "fp16": {}, "bf16": {}}})",
-                     "t.json", "cpu");
+                     "t.json", DeviceKind::kCpu);
 }
 
 std::vector<std::string> ids(const std::vector<CaseSpec>& cases) {
@@ -62,7 +62,7 @@ TEST(RunCases, AReducedPrecisionCaseGetsItsSpeedupOverItsOwnFp32Baseline) {
     "throughput": {"warmup_steps": 1, "measured_steps": 2, "repetitions": 2},
     "matrix": {"workloads": ["plain"], "models": ["mlp"], "precisions": ["fp32", "bf16"], "optimizers": ["sgd"]},
     "tolerances": {"fp32": {}, "fp16": {}, "bf16": {}}})",
-                                  "t.json", "cpu");
+                                  "t.json", DeviceKind::kCpu);
   const std::string path = ::testing::TempDir() + "/speedup-results.json";
   ResultsWriter writer(path, suite.name, suite.path, nlohmann::json::object());
   RunOptions options;

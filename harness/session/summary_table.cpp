@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "core/precision.h"
+#include "results/case_status.h"
+#include "spec/expect.h"
+
 namespace ampbench {
 namespace {
 
@@ -15,8 +19,11 @@ namespace {
 // and O3 sit beside it.
 std::vector<std::string> columns(const nlohmann::json& results) {
   std::vector<std::string> out;
-  for (const std::string p : {"fp32", "fp16", "o2", "o3", "bf16", "tf32"}) {
-    const bool always = p == "fp32" || p == "fp16" || p == "bf16";
+  for (const Precision precision :
+       {Precision::kFp32, Precision::kFp16, Precision::kO2, Precision::kO3, Precision::kBf16, Precision::kTf32}) {
+    const std::string p = PrecisionPolicy(precision).name();
+    const bool always =
+        precision == Precision::kFp32 || precision == Precision::kFp16 || precision == Precision::kBf16;
     const bool ran = std::any_of(results["cases"].begin(), results["cases"].end(),
                                  [&](const nlohmann::json& c) { return c["precision"] == p; });
     if (always || ran) out.push_back(p);
@@ -38,11 +45,14 @@ std::string row_key(const nlohmann::json& c) {
 
 std::string verdict(const nlohmann::json& c) {
   const std::string status = c["status"].get<std::string>();
-  if (c["expect"] == "fail") return status == "fail" ? "caught" : status == "pass" ? "MISSED" : status;
+  const CaseStatus s = parse_case_status(status).value_or(CaseStatus::kError);
+  const Expect expect = parse_expect(c["expect"].get<std::string>()).value_or(Expect::kPass);
+  const bool judged = s == CaseStatus::kPass || s == CaseStatus::kFail;
+  if (expect == Expect::kFail) return !judged ? status : s == CaseStatus::kFail ? "caught" : "MISSED";
   // A reported-only verdict (O3): shown in lower case, never red.
-  if (c["expect"] == "report" && (status == "pass" || status == "fail")) return "reported " + status;
-  if (status == "fail") return "FAIL";
-  if (status == "error") return "ERROR";
+  if (expect == Expect::kReport && judged) return "reported " + status;
+  if (s == CaseStatus::kFail) return "FAIL";
+  if (s == CaseStatus::kError) return "ERROR";
   return status;
 }
 

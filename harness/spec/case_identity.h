@@ -11,10 +11,10 @@ namespace ampbench {
 inline nlohmann::json case_identity_json(const CaseSpec& s) {
   return {{"id", s.id},
           {"workload", s.workload},
-          {"variant", s.variant},
-          {"model", s.model},
+          {"variant", to_string(s.variant)},
+          {"model", s.model->name},
           {"precision", s.precision.name()},
-          {"optimizer", s.optimizer},
+          {"optimizer", optim::to_string(s.optimizer)},
           {"optimizer_impl", optim::to_string(s.optimizer_impl)},
           {"cuda_graph", s.cuda_graph}};
 }

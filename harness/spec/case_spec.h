@@ -7,26 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "optim/impl.h"
 #include "core/precision.h"
+#include "spec/model_family.h"
+#include "optim/impl.h"
+#include "spec/control.h"
+#include "spec/device_kind.h"
+#include "spec/expect.h"
 
 namespace ampbench {
-
-// Sizes of every model family; a case uses the ones of its model.
-struct ModelSizes {
-  int batch = 32;        // samples per micro-batch (per rank)
-  int in_features = 64;  // mlp input width
-  int hidden = 128;      // mlp hidden width
-  int classes = 16;
-  int channels = 16;     // cnn channels
-  int image = 16;        // cnn input height = width
-  int seq = 16;          // transformer sequence length
-  int d_model = 64;
-  int heads = 4;
-  int ffn = 128;
-  int layers = 1;              // decoder blocks
-  bool channels_last = false;  // cnn: NHWC activations and weights (the layout tensor cores want)
-};
 
 struct ScalerSettings {
   double init_scale = 65536.0;
@@ -92,23 +80,18 @@ struct ThroughputSettings {
   InputMode input = InputMode::kCached;
 };
 
-// What a case's equivalence verdict means for the run: it must pass (a
-// correct case), it must fail (a negative control), or it is reported only
-// (O3, whose float16 weights are not expected to track fp32 everywhere).
-enum class Expect { kPass, kFail, kReport };
-
 struct CaseSpec {
   std::string id;
   std::string workload;             // plain, clip_norm, clip_value, accumulation, penalty, multi,
                                     // dataparallel, ddp
-  std::string variant = "correct";  // or a negative-control name
-  std::string model;                // mlp, cnn, transformer
-  std::string optimizer;            // sgd, adamw
+  Control variant = Control::kNone;  // or a negative control
+  const ModelFamily* model = nullptr;  // resolved from its name when the suite is read
+  optim::Kind optimizer = optim::Kind::kSgd;
   optim::Impl optimizer_impl = optim::Impl::kLoop;  // loop | foreach | fused (optim/optimizers.h)
   std::string tag;                  // names non-default settings ("" for none)
   PrecisionPolicy precision{Precision::kFp32};
   bool scaler_enabled = false;
-  std::string device = "cpu";
+  DeviceKind device = DeviceKind::kCpu;
   int world_size = 1;  // dataparallel: replicas; ddp: ranks (the suite's, or the launch's when launched)
   int rank = 0;        // ddp: this process's rank (set at run time, never by a suite file)
   int device_index = 0;  // CUDA device of this process (LOCAL_RANK for ddp; set at run time)
@@ -157,10 +140,9 @@ struct CaseSpec {
   std::string baseline_id;  // "" for fp32 baselines
 
   bool is_baseline() const { return baseline_id.empty(); }
+  bool is_control() const { return variant != Control::kNone; }
 };
 
-std::string to_string(Expect expect);  // "pass" | "fail" | "report"
-std::optional<Expect> parse_expect(const std::string& name);
 std::string to_string(InputMode mode);
 std::string to_string(NoiseModel noise);
 // "grad" | "init" | "grad+init"; nullopt otherwise.

@@ -16,39 +16,12 @@ constexpr double kParameterCopies = 10;
 // Per activation: the saved forward value, its gradient, an autocast copy.
 constexpr double kActivationCopies = 3;
 constexpr double kFloatBytes = 4;
-constexpr double kCnnInputChannels = 8;  // models/cnn.h
-
-double parameters(const std::string& model, const ModelSizes& s) {
-  const double c = s.classes;
-  if (model == "mlp") {
-    const double in = s.in_features, h = s.hidden;
-    return in * h + h + h * h + h + h * c + c;
-  }
-  if (model == "cnn") {
-    const double ch = s.channels;
-    return kCnnInputChannels * ch * 9 + ch * 2 * ch * 9 + 2 * ch * c + c + 8 * ch;
-  }
-  const double d = s.d_model, f = s.ffn;
-  const double block = 4 * d * d + 4 * d + 2 * d * f + f + d + 4 * d;
-  return (model == "decoder" ? s.layers : 1) * block + (model == "decoder" ? 2 * d : 0) + d * c + c;
-}
-
-// Activations of one sample, in floats.
-double activations(const std::string& model, const ModelSizes& s) {
-  if (model == "mlp") return s.in_features + 4.0 * s.hidden + 2.0 * s.classes;
-  if (model == "cnn") return static_cast<double>(s.image) * s.image * (kCnnInputChannels + 6.0 * s.channels);
-  const double seq = s.seq;
-  // The decoder's attention is fused (flash and friends keep no seq x seq
-  // matrix); its blocks each hold their own activations.
-  if (model == "decoder") return s.layers * seq * (10.0 * s.d_model + 2.0 * s.ffn);
-  return seq * (8.0 * s.d_model + 2.0 * s.ffn) + 2.0 * s.heads * seq * seq;
-}
 
 // Input floats of one sample.
-double input(const std::string& model, const ModelSizes& s) {
-  if (model == "mlp") return s.in_features;
-  if (model == "cnn") return kCnnInputChannels * s.image * s.image;
-  return static_cast<double>(s.seq) * s.d_model;
+double input_floats(const CaseSpec& c) {
+  double n = 1;
+  for (const int64_t d : c.model->sample_shape(c.sizes)) n *= static_cast<double>(d);
+  return n;
 }
 
 std::string gib(double bytes) {
@@ -65,9 +38,9 @@ MemoryEstimate estimate_case_memory(const CaseSpec& c) {
   const double replicas = (workload.replication() == Replication::kThreads ? c.world_size : 1) * workload.models();
   const double batches = static_cast<double>(c.steps) * c.iters_to_accumulate;
   MemoryEstimate e;
-  e.parameter_bytes = kFloatBytes * kParameterCopies * replicas * parameters(c.model, c.sizes);
-  e.activation_bytes = kFloatBytes * kActivationCopies * c.sizes.batch * activations(c.model, c.sizes);
-  e.data_bytes = kFloatBytes * batches * c.sizes.batch * (input(c.model, c.sizes) + 1);
+  e.parameter_bytes = kFloatBytes * kParameterCopies * replicas * c.model->parameters(c.sizes);
+  e.activation_bytes = kFloatBytes * kActivationCopies * c.sizes.batch * c.model->activations(c.sizes);
+  e.data_bytes = kFloatBytes * batches * c.sizes.batch * (input_floats(c) + 1);
   return e;
 }
 

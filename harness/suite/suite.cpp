@@ -23,11 +23,6 @@ namespace ampbench {
 
 using nlohmann::json;
 
-const std::vector<std::string>& known_models() {
-  static const std::vector<std::string> names = {"mlp", "cnn", "transformer", "decoder"};
-  return names;
-}
-
 const std::vector<std::string>& known_optimizers() {
   static const std::vector<std::string> names = {"sgd", "adamw"};
   return names;
@@ -35,11 +30,11 @@ const std::vector<std::string>& known_optimizers() {
 
 std::string make_case_id(const CaseSpec& spec) {
   std::string id = spec.workload;
-  if (spec.variant != "correct") id += "+" + spec.variant;
-  id += "/" + spec.model + "/" + spec.precision.name();
+  if (spec.is_control()) id += "+" + to_string(spec.variant);
+  id += "/" + spec.model->name + "/" + spec.precision.name();
   // fp32 with a scaler is the exact-scaling check, distinct from its baseline.
   if (spec.scaler_enabled && !spec.precision.needs_scaler()) id += "+scaler";
-  id += "/" + spec.optimizer;
+  id += "/" + optim::to_string(spec.optimizer);
   if (spec.optimizer_impl != optim::Impl::kLoop) id += "+" + optim::to_string(spec.optimizer_impl);
   if (spec.cuda_graph) id += "+graph";
   if (!spec.tag.empty()) id += "@" + spec.tag;
@@ -72,9 +67,9 @@ std::string tag_refusal(const std::string& tag) {
 
 struct SuiteContext {
   std::string file;
-  std::string device;
+  DeviceKind device = DeviceKind::kCpu;
   TrainingSettings defaults;
-  std::map<std::string, ModelSizes> models;
+  std::map<std::string, ModelSizes> models;  // by family name, as the suite gives them
   ToleranceTable tolerances;
   ThroughputSettings throughput;
   EngagementRule engagement;
@@ -93,10 +88,10 @@ CaseSpec make_case(const SuiteContext& ctx, const std::string& workload, const s
                    const std::string& precision, const std::string& optimizer, const TrainingSettings& s) {
   CaseSpec c;
   c.workload = workload;
-  c.model = model;
+  c.model = find_model_family(model);
   c.precision = PrecisionPolicy::parse(precision);
   c.scaler_enabled = c.precision.needs_scaler();
-  c.optimizer = optimizer;
+  c.optimizer = *optim::parse_kind(optimizer);
   c.optimizer_impl = s.optimizer_impl;
   c.cuda_graph = s.cuda_graph;
   c.resume_at = s.resume_at;
@@ -127,8 +122,9 @@ CaseSpec read_explicit_case(const SuiteContext& ctx, Reader r) {
   const auto workload = r.require<std::string>("workload");
   require_known(r, "workload", workload, workload_names(), "workload");
   const auto model = r.require<std::string>("model");
-  require_known(r, "model", model, known_models(), "model");
+  require_known(r, "model", model, model_family_names(), "model");
   if (!ctx.models.count(model)) r.fail("model", "model '" + model + "' has no sizes in \"models\"");
+  if (const std::string why = model_refusal(workload, *find_model_family(model)); !why.empty()) r.fail("model", why);
   const auto precision = r.require<std::string>("precision");
   try {
     PrecisionPolicy::parse(precision);
@@ -143,8 +139,9 @@ CaseSpec read_explicit_case(const SuiteContext& ctx, Reader r) {
 
   TrainingSettings settings = read_settings(r, ctx.defaults);
   CaseSpec c = make_case(ctx, workload, model, precision, optimizer, settings);
-  c.variant = r.get<std::string>("variant", "correct");
-  require_known(r, "variant", c.variant, workload_traits(workload).variants(), "variant of " + workload);
+  const auto variant = r.get<std::string>("variant", to_string(Control::kNone));
+  require_known(r, "variant", variant, workload_traits(workload).variants(), "variant of " + workload);
+  c.variant = *parse_control(variant);
   c.tag = r.get<std::string>("tag", "");
   if (const std::string why = tag_refusal(c.tag); !why.empty()) r.fail("tag", why);
   // Which optimizer's gradients get the injected inf: per case only (the
@@ -157,7 +154,7 @@ CaseSpec read_explicit_case(const SuiteContext& ctx, Reader r) {
                                        std::to_string(c.inject_inf_optimizer));
   if (c.inject_inf_optimizer != 0 && c.inject_inf_step < 0)
     r.fail("inject_inf_optimizer", "needs an \"inject_inf_step\"");
-  if (c.variant == "resume_without_scaler_state" && c.resume_at < 0)
+  if (c.variant == Control::kResumeWithoutScalerState && c.resume_at < 0)
     r.fail("variant", "resume_without_scaler_state needs a \"resume_at\"");
   bool overrides = r.has("inject_inf_optimizer");
   for (const auto& key : kSettingKeys) overrides = overrides || r.has(key);
@@ -177,14 +174,14 @@ CaseSpec read_explicit_case(const SuiteContext& ctx, Reader r) {
   if (overrides && c.tag.empty()) r.fail("tag", "a case that overrides settings needs a \"tag\" naming them");
 
   c.scaler_enabled = r.get("scaler_enabled", c.precision.needs_scaler());
-  if (c.variant == "no_scaler") c.scaler_enabled = false;
+  if (c.variant == Control::kNoScaler) c.scaler_enabled = false;
   if (c.scaler_enabled && !c.precision.allows_scaler()) r.fail("scaler_enabled", c.precision.scaler_refusal());
   const auto expect = r.get<std::string>("expect", to_string(c.expect));
   const auto parsed = parse_expect(expect);
   if (!parsed) r.fail("expect", "expected \"pass\", \"fail\" or \"report\", got \"" + expect + "\"");
   c.expect = *parsed;
-  if (c.variant != "correct" && c.expect != Expect::kFail)
-    r.fail("expect", "negative control '" + c.variant + "' must declare \"expect\": \"fail\"");
+  if (c.is_control() && c.expect != Expect::kFail)
+    r.fail("expect", "negative control '" + to_string(c.variant) + "' must declare \"expect\": \"fail\"");
   c.throughput.enabled = c.throughput.enabled && c.expect != Expect::kFail;
   r.reject_unknown_keys();
   return c;
@@ -196,7 +193,7 @@ CaseSpec baseline_for(const CaseSpec& c, const SuiteContext& ctx) {
   CaseSpec b = c;
   b.resume_at = -1;  // the uninterrupted run (a resumed case is also held to it bitwise)
   b.precision = PrecisionPolicy(Precision::kFp32);
-  b.variant = "correct";
+  b.variant = Control::kNone;
   b.scaler_enabled = false;
   b.expect = Expect::kPass;
   b.tolerance = ctx.tolerances.by_precision.at("fp32");
@@ -209,7 +206,7 @@ CaseSpec baseline_for(const CaseSpec& c, const SuiteContext& ctx) {
 }
 
 bool needs_baseline(const CaseSpec& c) {
-  return c.precision.precision() != Precision::kFp32 || c.scaler_enabled || c.variant != "correct";
+  return c.precision.precision() != Precision::kFp32 || c.scaler_enabled || c.is_control();
 }
 
 // The baseline measures an envelope for every reduced precision compared
@@ -275,10 +272,10 @@ std::string resolve_suite_path(const std::string& name_or_path) {
 }
 
 namespace {
-Suite parse_suite_root(const json& root, const std::string& path, const std::string& device);
+Suite parse_suite_root(const json& root, const std::string& path, DeviceKind device);
 }  // namespace
 
-Suite parse_suite(const std::string& json_text, const std::string& path, const std::string& device) {
+Suite parse_suite(const std::string& json_text, const std::string& path, DeviceKind device) {
   try {
     return parse_suite_root(io::parse_json_text(json_text, path), path, device);
   } catch (const io::JsonFileError& e) {
@@ -291,7 +288,7 @@ namespace {
 // workloads x models x optimizers x precisions, each with its baseline.
 void expand_matrix(Reader m, const SuiteContext& ctx, std::vector<CaseSpec>& cases, CaseIndex& ids) {
   const auto workloads = read_list(m, "workloads", workload_names(), "workload");
-  const auto model_names = read_list(m, "models", known_models(), "model");
+  const auto model_names = read_list(m, "models", model_family_names(), "model");
   const auto precisions = read_list(m, "precisions", PrecisionPolicy::names(), "precision");
   for (size_t i = 0; i < precisions.size(); ++i)
     require_tolerance_row(m, "precisions[" + std::to_string(i) + "]", ctx, precisions[i]);
@@ -300,8 +297,11 @@ void expand_matrix(Reader m, const SuiteContext& ctx, std::vector<CaseSpec>& cas
       if (const std::string why = precision_refusal(w, PrecisionPolicy::parse(p)); !why.empty()) m.fail("precisions", why);
   const auto optimizers = read_list(m, "optimizers", known_optimizers(), "optimizer");
   m.reject_unknown_keys();
-  for (const auto& model : model_names)
+  for (const auto& model : model_names) {
     if (!ctx.models.count(model)) m.fail("models", "model '" + model + "' has no sizes in \"models\"");
+    for (const auto& w : workloads)
+      if (const std::string why = model_refusal(w, *find_model_family(model)); !why.empty()) m.fail("models", why);
+  }
   for (const auto& w : workloads)
     for (const auto& model : model_names)
       for (const auto& opt : optimizers)
@@ -309,7 +309,7 @@ void expand_matrix(Reader m, const SuiteContext& ctx, std::vector<CaseSpec>& cas
           add_case(cases, ids, make_case(ctx, w, model, p, opt, ctx.defaults), ctx, "matrix");
 }
 
-Suite parse_suite_root(const json& root, const std::string& path, const std::string& device) {
+Suite parse_suite_root(const json& root, const std::string& path, DeviceKind device) {
   Reader top(root, path, "");
   Suite suite;
   suite.path = path;
@@ -332,8 +332,8 @@ Suite parse_suite_root(const json& root, const std::string& path, const std::str
   if (!top.has("models")) top.fail("models", "missing required field");
   Reader models = top.child("models");
   for (const auto& name : models.keys()) {
-    require_known(models, name, name, known_models(), "model");
-    ctx.models[name] = read_sizes(models.child(name), name);
+    require_known(models, name, name, model_family_names(), "model");
+    ctx.models[name] = read_sizes(models.child(name), *find_model_family(name));
   }
   if (!top.has("tolerances")) top.fail("tolerances", "missing required field");
   ctx.tolerances = read_tolerances(top.child("tolerances"));
@@ -366,7 +366,7 @@ Suite parse_suite_root(const json& root, const std::string& path, const std::str
 
 }  // namespace
 
-Suite load_suite(const std::string& name_or_path, const std::string& device) {
+Suite load_suite(const std::string& name_or_path, DeviceKind device) {
   const std::string path = resolve_suite_path(name_or_path);
   json root;
   try {
@@ -377,20 +377,6 @@ Suite load_suite(const std::string& name_or_path, const std::string& device) {
   return parse_suite_root(root, path, device);
 }
 
-std::string to_string(Expect expect) {
-  switch (expect) {
-    case Expect::kPass: return "pass";
-    case Expect::kFail: return "fail";
-    case Expect::kReport: return "report";
-  }
-  return "?";
-}
-
-std::optional<Expect> parse_expect(const std::string& name) {
-  for (Expect e : {Expect::kPass, Expect::kFail, Expect::kReport})
-    if (to_string(e) == name) return e;
-  return std::nullopt;
-}
 std::string to_string(InputMode mode) { return mode == InputMode::kCached ? "cached" : "host"; }
 
 std::string to_string(NoiseModel noise) {

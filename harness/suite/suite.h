@@ -32,9 +32,9 @@ struct Suite {
   std::vector<CaseSpec> cases;  // baselines come before the cases that use them
 };
 
-// Models and optimizers the harness implements; the loader rejects others
-// (workloads and their variants: workloads/workload.h).
-const std::vector<std::string>& known_models();
+// Optimizers the harness implements; the loader rejects others (model
+// families: models/model_family.h; workloads and their variants:
+// workloads/workload_traits.h).
 const std::vector<std::string>& known_optimizers();
 
 // Resolves a suite name ("smoke") to suites/<name>.json under the source tree,
@@ -43,10 +43,10 @@ std::string resolve_suite_path(const std::string& name_or_path);
 
 // Loads, validates and expands. `device` is the device the cases will run on
 // ("cpu" or "cuda"). Throws SuiteError.
-Suite load_suite(const std::string& name_or_path, const std::string& device);
+Suite load_suite(const std::string& name_or_path, DeviceKind device);
 
 // Same, from JSON text (for tests); `path` is only used in messages.
-Suite parse_suite(const std::string& json_text, const std::string& path, const std::string& device);
+Suite parse_suite(const std::string& json_text, const std::string& path, DeviceKind device);
 
 std::string make_case_id(const CaseSpec& spec);
 

@@ -19,7 +19,7 @@ std::string suite_with(const std::string& defaults, const std::string& mlp = "\"
 
 std::string error_of(const std::string& text) {
   try {
-    parse_suite(text, "t.json", "cpu");
+    parse_suite(text, "t.json", DeviceKind::kCpu);
   } catch (const SuiteError& e) {
     return e.what();
   }
@@ -63,7 +63,7 @@ TEST(SuiteRange, ModelThatCannotFitIsRefusedBeforeAllocating) {
 TEST(MemoryEstimate, GrowsWithTheSquareOfTheHiddenWidth) {
   CaseSpec c;
   c.workload = "plain";
-  c.model = "mlp";
+  c.model = find_model_family("mlp");
   c.sizes.in_features = 1;
   c.sizes.classes = 1;
   c.sizes.hidden = 1000;
@@ -75,7 +75,7 @@ TEST(MemoryEstimate, GrowsWithTheSquareOfTheHiddenWidth) {
 TEST(MemoryEstimate, RefusalNamesTheBudget) {
   CaseSpec c;
   c.workload = "plain";
-  c.model = "mlp";
+  c.model = find_model_family("mlp");
   c.sizes.hidden = 65536;  // 4.3e9 parameters
   EXPECT_EQ(memory_refusal(c, 1e15), "");
   const std::string why = memory_refusal(c, 16.0 * (1ull << 30));

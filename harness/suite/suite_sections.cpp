@@ -106,31 +106,20 @@ TrainingSettings read_settings(Reader& r, TrainingSettings s) {
   return s;
 }
 
-ModelSizes read_sizes(Reader r, const std::string& model) {
+ModelSizes read_sizes(Reader r, const ModelFamily& family) {
   ModelSizes s;
   s.batch = r.require<int>("batch");
   s.classes = r.require<int>("classes");
-  if (model == "mlp") {
-    s.in_features = r.require<int>("in_features");
-    s.hidden = r.require<int>("hidden");
-  } else if (model == "cnn") {
-    s.channels = r.require<int>("channels");
-    s.image = r.require<int>("image");
-    s.channels_last = r.get("channels_last", false);
-  } else {
-    s.seq = r.require<int>("seq");
-    s.d_model = r.require<int>("d_model");
-    s.heads = r.require<int>("heads");
-    s.ffn = r.require<int>("ffn");
-    if (s.heads <= 0 || s.d_model % s.heads != 0) r.fail("heads", "must divide d_model");
-    if (model == "decoder") s.layers = r.require<int>("layers");
+  std::vector<std::pair<std::string, int>> dims = {{"batch", s.batch}, {"classes", s.classes}};
+  for (const auto& [key, field] : family.size_keys) {
+    s.*field = r.require<int>(key);
+    dims.emplace_back(key, s.*field);
   }
+  if (family.reads_channels_last) s.channels_last = r.get("channels_last", false);
   r.reject_unknown_keys();
-  const std::pair<const char*, int> dims[] = {{"batch", s.batch},   {"classes", s.classes}, {"in_features", s.in_features},
-                                              {"hidden", s.hidden}, {"channels", s.channels}, {"image", s.image},
-                                              {"seq", s.seq},       {"d_model", s.d_model}, {"heads", s.heads},
-                                              {"ffn", s.ffn},       {"layers", s.layers}};
   for (const auto& [key, v] : dims) require_in(r, key, v, 1, kMaxDimension);
+  if (family.sizes_refusal)
+    if (const auto [key, why] = family.sizes_refusal(s); !why.empty()) r.fail(key, why);
   return s;
 }
 
@@ -235,6 +224,11 @@ ThroughputSettings read_throughput(Reader r) {
 
 // O2 and O3 cast one process's model; the replicated workloads keep float32
 // replicas (DataParallel) or bucket float32 gradients (DDP).
+std::string model_refusal(const std::string& workload, const ModelFamily& family) {
+  if (workload_traits(workload).replication() != Replication::kThreads || family.replicable) return "";
+  return workload + " replicates the model, and model family '" + family.name + "' cannot be replicated";
+}
+
 std::string precision_refusal(const std::string& workload, const PrecisionPolicy& precision) {
   if (precision.model_dtype() == c10::ScalarType::Float || !workload_traits(workload).replicated()) return "";
   return precision.name() + " runs the single-process workloads only; " + workload +

@@ -57,7 +57,7 @@ struct TrainingSettings {
 extern const std::vector<std::string> kSettingKeys;
 
 TrainingSettings read_settings(Reader& r, TrainingSettings s);
-ModelSizes read_sizes(Reader r, const std::string& model);
+ModelSizes read_sizes(Reader r, const ModelFamily& family);
 
 struct ToleranceTable {
   std::map<std::string, ToleranceRule> by_precision;
@@ -75,6 +75,9 @@ ThroughputSettings read_throughput(Reader r);
 // Why `precision` cannot run `workload` ("" when it can): O2 and O3 are
 // single-process.
 std::string precision_refusal(const std::string& workload, const PrecisionPolicy& precision);
+// Why `workload` cannot train `family` ("" when it can): DataParallel needs
+// a family it can replicate.
+std::string model_refusal(const std::string& workload, const ModelFamily& family);
 // Why a "cuda_graph" case cannot be captured ("" when it can, or is not one).
 std::string graph_refusal(const CaseSpec& c);
 

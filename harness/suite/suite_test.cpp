@@ -23,7 +23,7 @@ std::string minimal_suite(const std::string& extra_top = "", const std::string& 
 
 std::string error_of(const std::string& text) {
   try {
-    parse_suite(text, "t.json", "cpu");
+    parse_suite(text, "t.json", DeviceKind::kCpu);
   } catch (const SuiteError& e) {
     return e.what();
   }
@@ -31,7 +31,7 @@ std::string error_of(const std::string& text) {
 }
 
 TEST(Suite, ExpandsTheMatrixWithOneBaselinePerWorkload) {
-  const Suite s = parse_suite(minimal_suite(), "t.json", "cpu");
+  const Suite s = parse_suite(minimal_suite(), "t.json", DeviceKind::kCpu);
   ASSERT_EQ(s.cases.size(), 6u);
   for (const CaseSpec& c : s.cases) {
     if (c.precision.precision() == Precision::kFp32) {
@@ -46,7 +46,7 @@ TEST(Suite, ExpandsTheMatrixWithOneBaselinePerWorkload) {
 }
 
 TEST(Suite, BaselinesComeBeforeTheirCases) {
-  const Suite s = parse_suite(minimal_suite(), "t.json", "cpu");
+  const Suite s = parse_suite(minimal_suite(), "t.json", DeviceKind::kCpu);
   for (size_t i = 0; i < s.cases.size(); ++i) {
     if (s.cases[i].is_baseline()) continue;
     const auto base = std::find_if(s.cases.begin(), s.cases.begin() + i,
@@ -59,7 +59,7 @@ TEST(Suite, ExplicitCaseWithOverridesGetsItsOwnBaseline) {
   const Suite s = parse_suite(
       minimal_suite("", R"([{"workload": "plain", "model": "mlp", "precision": "fp16", "optimizer": "sgd",
                             "tag": "tiny", "loss_multiplier": 0.001}])"),
-      "t.json", "cpu");
+      "t.json", DeviceKind::kCpu);
   const auto c = std::find_if(s.cases.begin(), s.cases.end(), [](const CaseSpec& x) { return x.id == "plain/mlp/fp16/sgd@tiny"; });
   ASSERT_NE(c, s.cases.end());
   EXPECT_EQ(c->baseline_id, "plain/mlp/fp32/sgd@tiny");
@@ -70,7 +70,7 @@ TEST(Suite, NegativeControlIdNamesTheVariant) {
   const Suite s = parse_suite(
       minimal_suite("", R"([{"workload": "clip_norm", "model": "mlp", "precision": "fp16", "optimizer": "sgd",
                             "variant": "clip_before_unscale", "expect": "fail"}])"),
-      "t.json", "cpu");
+      "t.json", DeviceKind::kCpu);
   EXPECT_EQ(s.cases.back().id, "clip_norm+clip_before_unscale/mlp/fp16/sgd");
   EXPECT_EQ(s.cases.back().baseline_id, "clip_norm/mlp/fp32/sgd");
   EXPECT_EQ(s.cases.back().expect, Expect::kFail);
@@ -100,7 +100,7 @@ std::string with_o2_o3(std::string text, bool matrix) {
 }
 
 TEST(Suite, O2TakesAScalerAndO3IsReportedOnlyByDefault) {
-  const Suite s = parse_suite(with_o2_o3(minimal_suite(), true), "t.json", "cpu");
+  const Suite s = parse_suite(with_o2_o3(minimal_suite(), true), "t.json", DeviceKind::kCpu);
   auto find = [&](const std::string& id) {
     const auto it = std::find_if(s.cases.begin(), s.cases.end(), [&](const CaseSpec& c) { return c.id == id; });
     if (it == s.cases.end()) throw std::runtime_error("no case " + id);
@@ -115,7 +115,7 @@ TEST(Suite, O2TakesAScalerAndO3IsReportedOnlyByDefault) {
   // A case may still require O3's verdict.
   const Suite pinned = parse_suite(
       with_o2_o3(minimal_suite("", R"([{"workload": "plain", "model": "mlp", "precision": "o3", "optimizer": "sgd",
-                                        "expect": "pass"}])"), false), "t.json", "cpu");
+                                        "expect": "pass"}])"), false), "t.json", DeviceKind::kCpu);
   EXPECT_EQ(pinned.cases.back().expect, Expect::kPass);
 }
 
@@ -136,7 +136,7 @@ TEST(Suite, O2AndO3AreRefusedOnReplicatedWorkloadsAndO3WithAScaler) {
 
 TEST(Suite, ACudaGraphCaseIsNamedAndRefusedWhereACaptureCannotHoldTheStep) {
   const Suite ok = parse_suite(minimal_suite("", R"([{"workload": "plain", "model": "mlp", "precision": "bf16",
-      "optimizer": "adamw", "optimizer_impl": "fused", "cuda_graph": true}])"), "t.json", "cpu");
+      "optimizer": "adamw", "optimizer_impl": "fused", "cuda_graph": true}])"), "t.json", DeviceKind::kCpu);
   EXPECT_EQ(ok.cases.back().id, "plain/mlp/bf16/adamw+fused+graph");
   EXPECT_TRUE(ok.cases.back().cuda_graph);
   EXPECT_EQ(ok.cases.back().baseline_id, "plain/mlp/fp32/adamw+fused+graph");
@@ -214,7 +214,7 @@ TEST(Suite, HostInputIsACaseOverrideAndItsBaselineReadsTheSameWay) {
   const Suite s = parse_suite(
       minimal_suite("", R"([{"workload": "plain", "model": "mlp", "precision": "bf16", "optimizer": "sgd",
                             "input": "host", "tag": "host"}])"),
-      "t.json", "cpu");
+      "t.json", DeviceKind::kCpu);
   EXPECT_EQ(find_case(s, "plain/mlp/bf16/sgd@host").throughput.input, InputMode::kHost);
   EXPECT_EQ(find_case(s, "plain/mlp/fp32/sgd@host").throughput.input, InputMode::kHost);
   EXPECT_EQ(find_case(s, "plain/mlp/bf16/sgd").throughput.input, InputMode::kCached);
@@ -234,7 +234,7 @@ TEST(Suite, GateThresholdsAreReadAndValidated) {
       minimal_suite(R"(, "gate": {"min_effect": 0.07})",
                     R"([{"workload": "plain", "model": "mlp", "precision": "bf16", "optimizer": "sgd",
                          "tag": "noisy", "gate": {"min_effect": 0.2}}])"),
-      "t.json", "cpu");
+      "t.json", DeviceKind::kCpu);
   ASSERT_TRUE(s.gate.min_effect.has_value());
   EXPECT_DOUBLE_EQ(*s.gate.min_effect, 0.07);
   EXPECT_DOUBLE_EQ(find_case(s, "plain/mlp/bf16/sgd@noisy").gate_min_effect.value_or(0), 0.2);
@@ -249,7 +249,7 @@ TEST(Suite, DdpRanksComeFromTheSuite) {
   const Suite s = parse_suite(
       minimal_suite("", R"([{"workload": "ddp", "model": "mlp", "precision": "fp16", "optimizer": "sgd",
                             "world_size": 2, "tag": "2ranks"}])"),
-      "t.json", "cpu");
+      "t.json", DeviceKind::kCpu);
   EXPECT_EQ(find_case(s, "ddp/mlp/fp16/sgd@2ranks").world_size, 2);
   EXPECT_EQ(find_case(s, "ddp/mlp/fp32/sgd@2ranks").world_size, 2);
   const CaseSpec& ddp = find_case(s, "ddp/mlp/fp16/sgd@2ranks");
@@ -258,9 +258,9 @@ TEST(Suite, DdpRanksComeFromTheSuite) {
 
 TEST(Suite, ShippedSuitesLoad) {
   for (const char* name : {"smoke", "conformance", "throughput", "distributed", "calibration"}) {
-    EXPECT_NO_THROW(load_suite(name, "cpu")) << name;
+    EXPECT_NO_THROW(load_suite(name, DeviceKind::kCpu)) << name;
   }
-  EXPECT_THROW(load_suite("no-such-suite", "cpu"), SuiteError);
+  EXPECT_THROW(load_suite("no-such-suite", DeviceKind::kCpu), SuiteError);
 }
 
 }  // namespace
@@ -280,7 +280,7 @@ std::string with_envelope(const std::string& envelope) {
 }
 
 TEST(SuiteEnvelope, BaselinesMeasureAnEnvelopeForEveryPrecisionComparedWithThem) {
-  const Suite s = parse_suite(with_envelope(R"({"replicas": 2, "c": 3, "noise": "grad+init"})"), "t.json", "cpu");
+  const Suite s = parse_suite(with_envelope(R"({"replicas": 2, "c": 3, "noise": "grad+init"})"), "t.json", DeviceKind::kCpu);
   const CaseSpec& base = s.cases.front();
   ASSERT_TRUE(base.is_baseline());
   EXPECT_EQ(base.envelope_precisions, (std::vector<Precision>{Precision::kFp16, Precision::kBf16}));
@@ -293,7 +293,7 @@ TEST(SuiteEnvelope, BaselinesMeasureAnEnvelopeForEveryPrecisionComparedWithThem)
 }
 
 TEST(SuiteEnvelope, NoReplicasMeansNoEnvelope) {
-  const Suite s = parse_suite(with_envelope(R"({"replicas": 0})"), "t.json", "cpu");
+  const Suite s = parse_suite(with_envelope(R"({"replicas": 0})"), "t.json", DeviceKind::kCpu);
   EXPECT_TRUE(s.cases.front().envelope_precisions.empty());
 }
 
@@ -310,7 +310,7 @@ TEST(Suite, ACaseOverridingOneScalerFieldKeepsTheSuitesOtherScalerDefaults) {
       minimal_suite(R"(, "defaults": {"scaler": {"init_scale": 1024, "growth_interval": 3}})",
                     R"([{"workload": "plain", "model": "mlp", "precision": "fp16", "optimizer": "sgd",
                          "tag": "backoff", "scaler": {"backoff_factor": 0.25}}])"),
-      "t.json", "cpu");
+      "t.json", DeviceKind::kCpu);
   const auto c = std::find_if(s.cases.begin(), s.cases.end(), [](const CaseSpec& x) { return x.tag == "backoff"; });
   ASSERT_NE(c, s.cases.end());
   EXPECT_EQ(c->scaler.backoff_factor, 0.25);

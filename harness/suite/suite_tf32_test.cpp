@@ -24,7 +24,7 @@ std::string suite_with(const std::string& precisions, const std::string& tf32_ro
 
 std::string error_of(const std::string& text) {
   try {
-    parse_suite(text, "t.json", "cuda");
+    parse_suite(text, "t.json", DeviceKind::kCuda);
   } catch (const SuiteError& e) {
     return e.what();
   }
@@ -38,7 +38,7 @@ const CaseSpec& find_case(const Suite& s, const std::string& id) {
 }
 
 TEST(SuiteTf32, AMatrixTf32CaseIsComparedWithFp32UnderItsOwnRow) {
-  const Suite s = parse_suite(suite_with(R"(["fp32", "fp16", "tf32"])", kTf32Row), "t.json", "cuda");
+  const Suite s = parse_suite(suite_with(R"(["fp32", "fp16", "tf32"])", kTf32Row), "t.json", DeviceKind::kCuda);
   ASSERT_EQ(s.cases.size(), 3u);
   const CaseSpec& tf32 = find_case(s, "plain/mlp/tf32/sgd");
   EXPECT_EQ(tf32.precision.precision(), Precision::kTf32);
@@ -63,7 +63,7 @@ TEST(SuiteTf32, AMatrixWithTf32AndNoRowIsRefusedNamingTheEntry) {
 TEST(SuiteTf32, AnExplicitCaseIsAcceptedWithTheRowAndRefusedWithout) {
   const std::string tf32_case =
       R"([{"workload": "plain", "model": "mlp", "precision": "tf32", "optimizer": "adamw"}])";
-  const Suite s = parse_suite(suite_with(R"(["fp32"])", kTf32Row, tf32_case), "t.json", "cuda");
+  const Suite s = parse_suite(suite_with(R"(["fp32"])", kTf32Row, tf32_case), "t.json", DeviceKind::kCuda);
   const CaseSpec& c = find_case(s, "plain/mlp/tf32/adamw");
   EXPECT_EQ(c.baseline_id, "plain/mlp/fp32/adamw");
   EXPECT_EQ(c.tolerance.loss_rel_units, 5);
@@ -80,19 +80,19 @@ TEST(SuiteTf32, Tf32WithAScalerIsRefused) {
 }
 
 TEST(SuiteTf32, TheRowIsOptionalAndValidatedWithoutTf32Cases) {
-  EXPECT_NO_THROW(parse_suite(suite_with(R"(["fp32", "fp16"])", ""), "t.json", "cpu"));
-  EXPECT_NO_THROW(parse_suite(suite_with(R"(["fp32", "fp16"])", kTf32Row), "t.json", "cpu"));
+  EXPECT_NO_THROW(parse_suite(suite_with(R"(["fp32", "fp16"])", ""), "t.json", DeviceKind::kCpu));
+  EXPECT_NO_THROW(parse_suite(suite_with(R"(["fp32", "fp16"])", kTf32Row), "t.json", DeviceKind::kCpu));
   const std::string err = error_of(suite_with(R"(["fp32"])", R"(, "tf32": {"loss_rel_units": 0})"));
   EXPECT_NE(err.find("tolerances.tf32.loss_rel_units: must be in (0, 1e6]"), std::string::npos) << err;
 }
 
 TEST(SuiteTf32, TheCudaSuitesRunTf32AndSmokeDoesNot) {
   for (const char* name : {"conformance", "throughput"}) {
-    const Suite s = load_suite(name, "cuda");
+    const Suite s = load_suite(name, DeviceKind::kCuda);
     EXPECT_NO_THROW(find_case(s, "plain/mlp/tf32/adamw")) << name;
     EXPECT_NO_THROW(find_case(s, "clip_norm/transformer/tf32/adamw")) << name;
   }
-  const Suite smoke = load_suite("smoke", "cpu");
+  const Suite smoke = load_suite("smoke", DeviceKind::kCpu);
   EXPECT_TRUE(std::none_of(smoke.cases.begin(), smoke.cases.end(),
                            [](const CaseSpec& c) { return c.precision.precision() == Precision::kTf32; }));
 }

@@ -7,7 +7,7 @@ namespace ampbench {
 
 StepOutcome accumulation_step(TrainingState& s, const std::vector<Batch>& micro_batches) {
   const int n = static_cast<int>(micro_batches.size());
-  const bool step_every_microbatch = s.spec.variant == "step_every_microbatch";  // negative control
+  const bool step_every_microbatch = s.spec.variant == Control::kStepEveryMicrobatch;  // negative control
   at::Tensor total_loss;
   bool any_skipped = false;
   bool injected = false;

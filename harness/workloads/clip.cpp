@@ -52,7 +52,7 @@ StepOutcome clip_step(TrainingState& s, const std::vector<Batch>& batches, ClipK
 
   // Negative control "clip_before_unscale" omits this line: the threshold
   // then clips gradients that are still multiplied by the scale.
-  if (s.spec.variant != "clip_before_unscale") s.scaler.unscale_(s.optimizer());
+  if (s.spec.variant != Control::kClipBeforeUnscale) s.scaler.unscale_(s.optimizer());
 
   const std::vector<at::Tensor> params = s.trained(0);  // O2: the masters' (unscaled) float32 gradients
   Engagement engaged;

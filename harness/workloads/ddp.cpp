@@ -35,7 +35,7 @@ StepOutcome ddp_step(TrainingState& s, const std::vector<Batch>& batches) {
   const at::Tensor scaled = s.scaler.scale(poison ? loss * std::numeric_limits<float>::infinity() : loss);
   ddp.prepare_for_backward({scaled});
   scaled.backward();  // buckets all-reduced as their gradients become ready
-  const bool alone = s.spec.variant == "rank_disagreement" && s.step_index == s.spec.steps / 2 &&
+  const bool alone = s.spec.variant == Control::kRankDisagreement && s.step_index == s.spec.steps / 2 &&
                      ddp.rank() == ddp.world_size() - 1;  // negative control
   if (alone) s.parameters().front().mutable_grad().view(-1)[0].fill_(std::numeric_limits<float>::infinity());
   const bool stepped = step_optimizer(s, s.optimizer(), injected || alone);

@@ -15,8 +15,8 @@ namespace {
 CaseSpec o_case(const std::string& model, Precision precision) {
   CaseSpec c;
   c.workload = "plain";
-  c.model = model;
-  c.optimizer = "sgd";
+  c.model = find_model_family(model);
+  c.optimizer = optim::Kind::kSgd;
   c.precision = PrecisionPolicy(precision);
   c.scaler_enabled = c.precision.needs_scaler();
   c.sizes.batch = 8;
@@ -33,7 +33,7 @@ const c10::Device kCpu(c10::kCPU);
 TEST(O2, TheModelIsFloat16BatchNormStaysFloat32AndTheOptimizerUpdatesFloat32Masters) {
   const CaseSpec spec = o_case("cnn", Precision::kO2);
   auto s = make_training_state(spec, kCpu);
-  const Model fp32 = make_model("cnn", spec.sizes, spec.seed, kCpu);
+  const Model fp32 = make_model(*find_model_family("cnn"), spec.sizes, spec.seed, kCpu);
   ASSERT_EQ(s->masters.size(), 1u);
   const std::vector<at::Tensor> masters = s->masters[0].params();
   const std::vector<at::Tensor> init = fp32.parameters();

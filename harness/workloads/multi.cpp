@@ -21,7 +21,7 @@ StepOutcome multi_step(TrainingState& s, const std::vector<Batch>& batches) {
   const bool injected = inject_inf_if_due(s);  // into optimizer spec.inject_inf_optimizer's gradients
   const bool injected0 = injected && s.spec.inject_inf_optimizer == 0;
 
-  const bool update_per_optimizer = s.spec.variant == "update_per_optimizer";  // negative control
+  const bool update_per_optimizer = s.spec.variant == Control::kUpdatePerOptimizer;  // negative control
   const bool stepped0 = step_optimizer(s, opt0, injected0);
   if (update_per_optimizer) s.scaler.update();
   const bool stepped1 = step_optimizer(s, opt1, injected && !injected0);

@@ -17,7 +17,7 @@ StepOutcome penalty_step(TrainingState& s, const std::vector<Batch>& batches) {
   std::vector<at::Tensor> grads = torch::autograd::grad({s.scaler.scale(loss)}, params, /*grad_outputs=*/{},
                                                         /*retain_graph=*/true, /*create_graph=*/true);
   // Negative control "penalty_from_scaled_grads" skips this unscaling.
-  if (s.spec.variant != "penalty_from_scaled_grads") {
+  if (s.spec.variant != Control::kPenaltyFromScaledGrads) {
     const double inv_scale = 1.0 / s.scaler.get_scale();
     for (at::Tensor& g : grads) g = g * inv_scale;
   }

@@ -8,7 +8,7 @@ StepOutcome plain_step(TrainingState& s, const std::vector<Batch>& batches) {
   const Batch& batch = batches.front();
   // Negative control: a scaler re-created every step is never updated across
   // steps, so its scale never backs off or grows.
-  if (s.spec.variant == "fresh_scaler_each_step") s.scaler = amp::GradScaler(scaler_options(s.spec));
+  if (s.spec.variant == Control::kFreshScalerEachStep) s.scaler = amp::GradScaler(scaler_options(s.spec));
 
   s.optimizer().zero_grad();
   const at::Tensor out = forward(s, s.model(), batch.inputs);

@@ -53,7 +53,7 @@ std::unique_ptr<TrainingState> make_training_state(const CaseSpec& spec, const c
   const int model_count = find_workload(spec.workload).models();
   const PrecisionPolicy& policy = spec.precision;
   for (int i = 0; i < model_count; ++i) {
-    Model model = make_model(spec.model, spec.sizes, spec.seed + static_cast<std::uint64_t>(i), device);
+    Model model = make_model(*spec.model, spec.sizes, spec.seed + static_cast<std::uint64_t>(i), device);
     if (policy.master_weights()) s->masters.emplace_back(model.parameters());  // before the cast: float32
     if (policy.model_dtype() != at::kFloat) cast_model(model, policy.model_dtype(), policy.keeps_batchnorm_fp32());
     s->models.push_back(std::move(model));

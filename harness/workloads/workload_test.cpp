@@ -16,8 +16,8 @@ namespace {
 CaseSpec mlp_case(const std::string& workload, Precision precision) {
   CaseSpec c;
   c.workload = workload;
-  c.model = "mlp";
-  c.optimizer = "sgd";
+  c.model = find_model_family("mlp");
+  c.optimizer = optim::Kind::kSgd;
   c.precision = PrecisionPolicy(precision);
   c.scaler_enabled = precision == Precision::kFp16;
   c.sizes.batch = 16;
@@ -68,7 +68,7 @@ TEST(Workload, AccumulatingTwoMicroBatchesEqualsOneBatchOfTwiceTheSize) {
 TEST(Workload, StepEveryMicroBatchTakesMoreOptimizerSteps) {
   CaseSpec good = mlp_case("accumulation", Precision::kFp32);
   CaseSpec bad = good;
-  bad.variant = "step_every_microbatch";
+  bad.variant = Control::kStepEveryMicrobatch;
   const SyntheticData data = data_for(good);
   auto s_good = make_training_state(good, c10::Device(c10::kCPU));
   auto s_bad = make_training_state(bad, c10::Device(c10::kCPU));
@@ -162,7 +162,7 @@ TEST(Runner, AnUnknownWorkloadIsAnErrorNotACrash) {
 
 TEST(Runner, CudaCaseIsSkippedWithAReasonWithoutADevice) {
   CaseSpec spec = mlp_case("plain", Precision::kBf16);
-  spec.device = "cuda";
+  spec.device = DeviceKind::kCuda;
   const CaseRecord rec = Runner().run(spec);
   if (rec.status != RunStatus::kSkipped) GTEST_SKIP() << "a CUDA device is present";
   EXPECT_FALSE(rec.reason.empty());
@@ -187,7 +187,7 @@ TEST(Runner, AGpuSizedCaseIsSkippedOffCudaWithTheReason) {
 
 TEST(Runner, ACudaGraphCaseIsSkippedOffCudaWithTheReason) {
   CaseSpec spec = mlp_case("plain", Precision::kBf16);
-  spec.optimizer = "adamw";
+  spec.optimizer = optim::Kind::kAdamW;
   spec.optimizer_impl = optim::Impl::kFused;
   spec.cuda_graph = true;
   const CaseRecord rec = Runner().run(spec);
@@ -197,7 +197,7 @@ TEST(Runner, ACudaGraphCaseIsSkippedOffCudaWithTheReason) {
 
 TEST(Runner, ADecoderCaseRecordsItsAttentionKernel) {
   CaseSpec spec = mlp_case("plain", Precision::kBf16);
-  spec.model = "decoder";
+  spec.model = find_model_family("decoder");
   spec.sizes.seq = 8;
   spec.sizes.d_model = 16;
   spec.sizes.heads = 2;
@@ -212,7 +212,7 @@ TEST(Runner, ADecoderCaseRecordsItsAttentionKernel) {
 
 TEST(Runner, Tf32CaseIsSkippedWhereNvidiaTf32OverrideTurnsTf32Off) {
   CaseSpec spec = mlp_case("plain", Precision::kTf32);
-  spec.device = "cuda";
+  spec.device = DeviceKind::kCuda;
   ::setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
   const CaseRecord rec = Runner().run(spec);
   ::unsetenv("NVIDIA_TF32_OVERRIDE");
@@ -252,7 +252,7 @@ TEST(Runner, EachReplicaOfABaselineIsPerturbedWithItsOwnSeed) {
 // the process's float32 settings are as before.
 TEST(Runner, Tf32CaseOnCudaRunsUnderTf32Math) {
   CaseSpec tf32 = mlp_case("plain", Precision::kTf32);
-  tf32.device = "cuda";
+  tf32.device = DeviceKind::kCuda;
   tf32.sizes.in_features = tf32.sizes.hidden = 256;
   tf32.sizes.batch = 64;
   const amp::Float32Settings before = amp::current_float32_settings();

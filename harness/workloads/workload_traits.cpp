@@ -1,31 +1,36 @@
 #include "workloads/workload_traits.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ampbench {
 
 std::vector<std::string> WorkloadTraits::variants() const {
-  std::vector<std::string> all = {"correct"};
-  all.insert(all.end(), controls_.begin(), controls_.end());
+  std::vector<std::string> all = {to_string(Control::kNone)};
+  for (const Control c : controls_) all.push_back(to_string(c));
   return all;
+}
+
+bool WorkloadTraits::offers(Control control) const {
+  return control == Control::kNone || std::find(controls_.begin(), controls_.end(), control) != controls_.end();
 }
 
 const std::vector<WorkloadTraits>& all_workload_traits() {
   // The catalog: one entry per workload; its step is registered by the same
   // name in workload.cpp.
   static const std::vector<WorkloadTraits> catalog = {
-      WorkloadTraits("plain").controls({"no_scaler", "fresh_scaler_each_step", "resume_without_scaler_state"}).capturable(true),
-      WorkloadTraits("clip_norm").controls({"clip_before_unscale"}).engages(Engages::kClipNorm).capturable(true),
-      WorkloadTraits("clip_value").controls({"clip_before_unscale"}).engages(Engages::kClipValue).capturable(true),
+      WorkloadTraits("plain").controls({Control::kNoScaler, Control::kFreshScalerEachStep, Control::kResumeWithoutScalerState}).capturable(true),
+      WorkloadTraits("clip_norm").controls({Control::kClipBeforeUnscale}).engages(Engages::kClipNorm).capturable(true),
+      WorkloadTraits("clip_value").controls({Control::kClipBeforeUnscale}).engages(Engages::kClipValue).capturable(true),
       WorkloadTraits("accumulation")
-          .controls({"step_every_microbatch"})
+          .controls({Control::kStepEveryMicrobatch})
           .accumulates(true)
           .capturable(true)
           .engages(Engages::kAccumulation),
-      WorkloadTraits("penalty").controls({"penalty_from_scaled_grads"}).engages(Engages::kPenalty),
-      WorkloadTraits("multi").controls({"update_per_optimizer"}).models(2).capturable(true),
+      WorkloadTraits("penalty").controls({Control::kPenaltyFromScaledGrads}).engages(Engages::kPenalty),
+      WorkloadTraits("multi").controls({Control::kUpdatePerOptimizer}).models(2).capturable(true),
       WorkloadTraits("dataparallel").replication(Replication::kThreads),
-      WorkloadTraits("ddp").controls({"rank_disagreement"}).replication(Replication::kRanks),
+      WorkloadTraits("ddp").controls({Control::kRankDisagreement}).replication(Replication::kRanks),
   };
   return catalog;
 }

@@ -41,9 +41,9 @@ class WorkloadTraits {
   explicit WorkloadTraits(std::string name) : name_(std::move(name)) {}
   const std::string& name() const { return name_; }
 
-  // Negative controls: variant names besides "correct", each one known AMP
+  // Negative controls besides the correct recipe, each one known AMP
   // mistake (docs/semantics.md#negative-controls).
-  AMPBENCH_TRAIT(std::vector<std::string>, controls) = {};
+  AMPBENCH_TRAIT(std::vector<Control>, controls) = {};
   // Models, each with its own optimizer, in one case (one scaler for all).
   AMPBENCH_TRAIT(int, models) = 1;
   // One optimizer step consumes spec.iters_to_accumulate micro-batches.
@@ -55,8 +55,10 @@ class WorkloadTraits {
   AMPBENCH_TRAIT(bool, capturable) = false;
 
  public:
-  // "correct" first, then the controls.
+  // The variants' suite names: "correct" first, then the controls.
   std::vector<std::string> variants() const;
+  // Control::kNone or one of its controls.
+  bool offers(Control control) const;
   bool replicated() const { return replication_ != Replication::kNone; }
   // Its ranks are processes that must rendezvous (and agree after a case).
   bool collective() const { return replication_ == Replication::kRanks; }

@@ -30,8 +30,8 @@ namespace {
 CaseSpec overhead_case(const std::string& model) {
   CaseSpec spec;
   spec.workload = "plain";
-  spec.model = model;
-  spec.optimizer = "sgd";
+  spec.model = find_model_family(model);
+  spec.optimizer = optim::Kind::kSgd;
   spec.precision = PrecisionPolicy(Precision::kFp32);
   spec.scaler_enabled = false;
   spec.lr = 0.01;

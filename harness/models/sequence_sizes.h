@@ -1,0 +1,30 @@
+// What the two attention families (transformer, decoder) share in their
+// registrations: the sizes a suite gives them and one block's parameters.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "spec/model_sizes.h"
+
+namespace ampbench {
+
+inline std::vector<std::pair<std::string, int ModelSizes::*>> sequence_size_keys() {
+  return {{"seq", &ModelSizes::seq}, {"d_model", &ModelSizes::d_model}, {"heads", &ModelSizes::heads},
+          {"ffn", &ModelSizes::ffn}};
+}
+
+inline std::pair<std::string, std::string> heads_refusal(const ModelSizes& s) {
+  if (s.heads <= 0 || s.d_model % s.heads != 0) return {"heads", "must divide d_model"};
+  return {};
+}
+
+// q/k/v and output projections with biases, two LayerNorms, the
+// feed-forward with biases.
+inline double attention_block_parameters(const ModelSizes& s) {
+  const double d = s.d_model, f = s.ffn;
+  return 4 * d * d + 4 * d + 2 * d * f + f + d + 4 * d;
+}
+
+}  // namespace ampbench

@@ -1,0 +1,35 @@
+#include "spec/control.h"
+
+#include <array>
+#include <utility>
+
+namespace ampbench {
+namespace {
+
+constexpr std::array<std::pair<Control, std::string_view>, 9> kNames = {{
+    {Control::kNone, "correct"},
+    {Control::kNoScaler, "no_scaler"},
+    {Control::kFreshScalerEachStep, "fresh_scaler_each_step"},
+    {Control::kResumeWithoutScalerState, "resume_without_scaler_state"},
+    {Control::kClipBeforeUnscale, "clip_before_unscale"},
+    {Control::kStepEveryMicrobatch, "step_every_microbatch"},
+    {Control::kPenaltyFromScaledGrads, "penalty_from_scaled_grads"},
+    {Control::kUpdatePerOptimizer, "update_per_optimizer"},
+    {Control::kRankDisagreement, "rank_disagreement"},
+}};
+
+}  // namespace
+
+std::string to_string(Control control) {
+  for (const auto& [c, name] : kNames)
+    if (c == control) return std::string(name);
+  return "unknown";
+}
+
+std::optional<Control> parse_control(std::string_view name) {
+  for (const auto& [c, n] : kNames)
+    if (n == name) return c;
+  return std::nullopt;
+}
+
+}  // namespace ampbench
