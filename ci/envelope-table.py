@@ -11,15 +11,18 @@ that reproduces the growth of the distance with the step count gives the
 same ratio early and late. Ends with the worst correct case, the mildest
 numerically caught control and their margin.
 """
-import json
 import math
 import statistics
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from reference.python.results_file import Expect, Status, load_results  # noqa: E402
 
 
 def loss_ratios(check):
     """distance / envelope per step (envelope without c), steps with both > 0."""
-    b = check["bounds"]["loss_rel"]
+    b = check.bounds["loss_rel"]
     env = b.get("envelope") or []
     return [d / e for d, e in zip(b["distance"], env) if d is not None and e]
 
@@ -33,25 +36,25 @@ def main(paths):
     correct, controls = [], []
     early, late, params = [], [], []
     for path in paths:
-        for c in json.load(open(path))["cases"]:
-            check = c.get("check")
-            if not check or "bounds" not in check:
+        for c in load_results(path).cases:
+            check = c.check
+            if not check or not check.bounds:  # schema 1 files have no bounds
                 continue
-            ratio = check["max_ratio"] if check["max_ratio"] is not None else math.inf
-            row = (ratio, c["id"], path)
-            if c["expect"] == "pass":
+            ratio = check.max_ratio if check.max_ratio is not None else math.inf
+            row = (ratio, c.id, path)
+            if c.expect is Expect.PASS:
                 correct.append(row)
                 r = loss_ratios(check)
-                if r and check.get("envelope"):
+                if r and check.envelope:
                     first, last = thirds(r)
                     early.append(max(first))
                     late.append(max(last))
-                    p = check["bounds"]["param_rel_l2"]
+                    p = check.bounds["param_rel_l2"]
                     if p["envelope"] and p["envelope"][0]:
                         params.append(p["distance"][0] / p["envelope"][0])
-            elif c["status"] == "fail" and ratio > 1:
+            elif c.status is Status.FAIL and ratio > 1:
                 controls.append(row)
-            print(f"{c['id']:60s} {c['status']:5s} {c['expect']:4s} max distance/bound {ratio:8.3f}")
+            print(f"{c.id:60s} {c.status:5s} {c.expect:4s} max distance/bound {ratio:8.3f}")
     if early:
         print(f"\ncorrect cases with an envelope: {len(early)}")
         for name, values in (("loss, first third of steps", early), ("loss, last third of steps", late),

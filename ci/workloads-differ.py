@@ -7,11 +7,15 @@ and prove nothing.
     python3 ci/workloads-differ.py results.json
 
 Exit 0 when every workload differs from plain, 1 naming those that do not,
-2 on unusable input. Only fp32 cases with no tag are compared (tagged cases
-change settings on purpose; dataparallel and ddp use other batch layouts).
+2 on unusable input (reference/python/results_file.py names the problem).
+Only fp32 cases with no tag are compared (tagged cases change settings on
+purpose; dataparallel and ddp use other batch layouts).
 """
-import json
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from reference.python.results_file import ResultsError, Status, load_results  # noqa: E402
 
 # Workloads that may legitimately train exactly like plain, with the reason.
 MAY_EQUAL_PLAIN = {}
@@ -19,13 +23,13 @@ MAY_EQUAL_PLAIN = {}
 
 def main(path):
     try:
-        cases = json.load(open(path))["cases"]
-    except (OSError, ValueError, KeyError) as e:
-        print(f"workloads-differ: error: {path}: {e}", file=sys.stderr)
+        cases = load_results(path).cases
+    except ResultsError as e:
+        print(f"workloads-differ: error: {e}", file=sys.stderr)
         return 2
-    fp32 = {(c["workload"], c["model"], c["optimizer"]): c["trajectory"]["loss"]
-            for c in cases if c["precision"] == "fp32" and c["variant"] == "correct" and not c["tag"]
-            and not c["scaler_enabled"] and c["status"] == "pass"}
+    fp32 = {(c.workload, c.model, c.optimizer): c.trajectory.loss
+            for c in cases if c.precision == "fp32" and c.variant == "correct" and not c.tag
+            and not c.scaler_enabled and c.status is Status.PASS}
     same, compared = [], 0
     for (workload, model, optimizer), loss in sorted(fp32.items()):
         plain = fp32.get(("plain", model, optimizer))

@@ -9,9 +9,9 @@ so); then, per autocast list of PyTorch's, how many entries ran and agreed.
 from __future__ import annotations
 
 from reference.python.bounded_json import JsonInputError, read_bounded_json
+from reference.python.results_file import ResultsError
 
 from .blocks import Bullets, Heading, Table
-from .schema import ResultsError
 
 
 def load_autocast_ops(path) -> dict:

@@ -32,7 +32,7 @@ def build_report(paths, out_dir, jobs: int | None = None, autocast_ops=None,
     single_file: out_dir gets index.html alone, every figure embedded in it
     (a data URI), to attach or host as it is.
 
-    Raises schema.ResultsError for unusable input (before touching out_dir)
+    Raises ResultsError (reference/python/results_file.py) for unusable input (before touching out_dir)
     and output.OutputError when the folder cannot be written; in both cases
     out_dir is left as it was.
     """

@@ -2,10 +2,10 @@
 
 `ampbench qualify` measures what the device can do at best: a large copy for
 memory bandwidth, an n×n×n GEMM per dtype for matmul rate.  The harness then
-writes, per case, the FLOP/s it achieved (median samples/s × analytic FLOPs
-per training sample) and that over the matmul ceiling of its precision (MFU).
-Everything here is optional: older files, and runs without qualify, carry
-none of it, so every question answers None or [] instead of failing.
+writes, per timed case, the FLOP/s it achieved (median samples/s × analytic
+FLOPs per training sample) and that over the matmul ceiling of its precision
+(MFU).  The ceilings and the MFU are optional: runs without qualify carry
+none, so every question about them answers None or [] instead of failing.
 """
 
 from __future__ import annotations
@@ -41,23 +41,22 @@ class Utilisation:
 
 def utilisation(run, case):
     """The case's position against the ceilings; None without a throughput block."""
-    tp = case.get("throughput")
+    tp = case.throughput
     if not tp:
         return None
-    ratio = tp.get("speedup_vs_fp32")
+    ratio = tp.speedup_vs_fp32
     if ratio is None:
-        # fp32 cases write null (1 by definition) and older files lack the
-        # field; the throughput table's own join gives the same number then.
+        # fp32 cases write null (1 by definition), and so does a case whose
+        # baseline was not timed; the throughput table's own join answers then.
         ratio = speedup(run, case)
-    return Utilisation(tp.get("achieved_flops_per_s"), tp.get("model_flop_utilization"),
-                       ratio, tp.get("ceiling_speedup_vs_fp32"))
+    return Utilisation(tp.achieved_flops_per_s, tp.model_flop_utilization, ratio, tp.ceiling_speedup_vs_fp32)
 
 
 def has_achieved_flops(run) -> bool:
-    return any((c.get("throughput") or {}).get("achieved_flops_per_s") is not None
-               for c in run.cases)
+    # The schema requires achieved_flops_per_s of every throughput block.
+    return any(c.throughput for c in run.cases)
 
 
 def mfu_cases(run) -> list:
     """Cases with a model FLOP utilisation, in suite order."""
-    return [c for c in run.cases if (c.get("throughput") or {}).get("model_flop_utilization") is not None]
+    return [c for c in run.cases if c.throughput and c.throughput.model_flop_utilization is not None]

@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
+from reference.python.results_file import SCHEMA_VERSION, ResultsError
+
 from .build import build_report
 from .output import OutputError
-from .schema import ResultsError
 
 EXIT_BAD_INPUT = 2   # same code argparse uses for a bad command line
 EXIT_OUTPUT = 1
@@ -18,7 +19,8 @@ def parse_args(argv):
         prog="reports",
         description="Turn ampbench results.json files into figures, index.html and report.md.")
     parser.add_argument("results", nargs="+", metavar="RESULTS.json",
-                        help="results files (schema ampbench.results v1); several files are compared")
+                        help=f"results files (schema ampbench.results v{SCHEMA_VERSION} or older); "
+                             "several files are compared")
     parser.add_argument("--out", required=True, metavar="DIR",
                         help="report folder; replaced as a whole, and only on success")
     parser.add_argument("--autocast-ops", metavar="AUTOCAST-OPS.json",

@@ -33,8 +33,8 @@ REGRESSION, IMPROVEMENT, UNCHANGED, INSUFFICIENT, ONE_SIDED = (
 @dataclass(frozen=True)
 class CaseChange:
     case_id: str
-    base: object           # run1's case dict or None
-    other: object          # the later run's case dict or None
+    base: object           # run1's Case or None
+    other: object          # the later run's Case or None
     ratio: float | None    # median(other) / median(base)
     low: float | None      # confidence interval of the ratio
     high: float | None
@@ -46,7 +46,7 @@ class CaseChange:
 
 def compare_runs(base_run, other_run) -> list:
     """[CaseChange] for every case id with throughput in either run, suite order."""
-    ids = ordered_unique(c["id"] for r in (base_run, other_run) for c in r.cases if c["throughput"])
+    ids = ordered_unique(c.id for r in (base_run, other_run) for c in r.cases if c.throughput)
     rows = [_measure(base_run, other_run, i) for i in ids]
     judged = [k for k, r in enumerate(rows) if r.p is not None]
     qs = bh_qvalues([rows[k].p for k in judged])
@@ -60,9 +60,9 @@ def _measure(base_run, other_run, case_id) -> CaseChange:
     a = _samples(base)
     b = _samples(other)
     effect = _min_effect(other_run, other) if other else DEFAULT_MIN_EFFECT
-    if not a or not b or base["throughput"]["input"] != other["throughput"]["input"]:
+    if not a or not b or base.throughput.input != other.throughput.input:
         return CaseChange(case_id, base, other, None, None, None, None, min_effect=effect)
-    ratio = other["throughput"]["median"] / base["throughput"]["median"]
+    ratio = other.throughput.median / base.throughput.median
     low, high = ratio_interval(a, b)
     sufficient = min_attainable_p(len(a), len(b)) < ALPHA
     return CaseChange(case_id, base, other, ratio, low, high, mann_whitney_p(a, b) if sufficient else None,
@@ -80,13 +80,14 @@ def _judge(row: CaseChange, q: float) -> CaseChange:
 
 
 def _samples(case) -> list:
-    tp = case and case["throughput"]
-    return [s for s in (tp or {}).get("samples_per_s") or [] if s is not None and s > 0]
+    tp = case.throughput if case else None
+    # NaN passes the schema's "> 0"; it would poison the ranks.
+    return [s for s in tp.samples_per_s if s > 0] if tp else []
 
 
 def _min_effect(run, case) -> float:
-    for source in ((case or {}).get("gate"), run.data.get("gate")):
-        if isinstance(source, dict) and isinstance(source.get("min_effect"), (int, float)):
+    for source in (case.gate if case else None, run.results.gate):
+        if source and source.get("min_effect") is not None:
             return float(source["min_effect"])
     return DEFAULT_MIN_EFFECT
 

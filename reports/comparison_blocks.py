@@ -58,7 +58,7 @@ def _power_line(rows, flagged):
     judged = [r for r in rows if r.p is not None]
     if flagged or not judged:
         return None
-    sizes = [(len(r.base["throughput"]["samples_per_s"]), len(r.other["throughput"]["samples_per_s"]))
+    sizes = [(len(r.base.throughput.samples_per_s), len(r.other.throughput.samples_per_s))
              for r in judged]
     floor = max(min_attainable_p(a, b) for a, b in sizes)
     needed = math.floor(len(judged) * floor / ALPHA) + 1
@@ -105,7 +105,7 @@ def change_table(runs, other):
 
 
 def _median(case) -> str:
-    return fmt_rate(case["throughput"]["median"]) if case and case["throughput"] else DASH
+    return fmt_rate(case.throughput.median) if case and case.throughput else DASH
 
 
 def headline_side_by_side(runs):
@@ -123,8 +123,8 @@ def headline_side_by_side(runs):
     for key in keys:
         rows = [rows.get(key) for rows in per_run]
         leads = [row and row["lead"] for row in rows]
-        cells = [*key, *(fmt_rate(lead["throughput"]["median"]) if lead else DASH for lead in leads)]
-        lead_id = leads[0]["id"] if leads[0] else None
+        cells = [*key, *(fmt_rate(lead.throughput.median) if lead else DASH for lead in leads)]
+        lead_id = leads[0].id if leads[0] else None
         cells += [_ratio_cell(change.get(lead_id)) for change in changes]
         cells += [DASH if not row or key[1] == "fp32" else fmt_ratio(row["speedup"]) for row in rows]
         if _any_mfu(per_run):

@@ -78,7 +78,7 @@ def _comparison_section(runs, figures) -> list:
 
 def _run_section(run, figures) -> list:
     level = 2
-    blocks = [Heading(level, f"{run.label} (suite {run.data['suite']})")]
+    blocks = [Heading(level, f"{run.label} (suite {run.results.suite})")]
     blocks += [Text(w, warning=True) for w in tables.run_warnings(run)]
     blocks += [Heading(level + 1, verdict_heading(run)), Bullets(tuple(tables.verdict_summary(run))),
                tables.verdict_table(run)]

@@ -19,13 +19,13 @@ HEADERS = ("case", "clipped steps", "grad norm before clip", "after clip / limit
 
 def engagement_tables(run) -> list:
     """(workload, Table) for every workload with recorded engagement."""
-    shown = [c for c in run.cases if c.get("engagement")]
+    shown = [c for c in run.cases if c.engagement]
     return [(workload, Table(HEADERS, [_row(c) for c in cases]))
             for workload, cases in group_by(shown, "workload").items()]
 
 
 def _row(case) -> tuple:
-    e = case["engagement"]
+    e = case.engagement
 
     def pct(v):
         return DASH if v is None else f"{100 * v:.1f}%"
@@ -34,8 +34,8 @@ def _row(case) -> tuple:
         return DASH if v is None else f"{v:.{digits}g}"
 
     norms = DASH if e.get("min_grad_norm") is None else f"{num(e['min_grad_norm'])}–{num(e['max_grad_norm'])}"
-    scale = f"{e['scale_growths']} / {e['scale_backoffs']}" if case.get("scaler_enabled") else DASH
+    scale = f"{e['scale_growths']} / {e['scale_backoffs']}" if case.scaler_enabled else DASH
     steps = ", ".join(f"{s} ({k})" for s, k in zip(e.get("optimizer_steps", []), e.get("optimizer_skips", [])))
-    return (case["id"], pct(e.get("clipped_steps")), norms, num(e.get("worst_clipped_ratio")),
+    return (case.id, pct(e.get("clipped_steps")), norms, num(e.get("worst_clipped_ratio")),
             pct(e.get("mean_clipped_fraction")), num(e.get("mean_penalty_ratio")),
             DASH if e.get("min_micro_batches") is None else str(e["min_micro_batches"]), scale, steps or DASH)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from reference.python.results_file import Case
+
 from .runs import as_array, fp32_baseline
 
 AT_SCALE_1 = "underflow_fp16_fraction_at_scale_1"
@@ -20,23 +22,23 @@ AT_SCALE = "underflow_fp16_fraction_at_scale"
 NONFINITE = "nonfinite"
 
 
-def health(case: dict) -> dict:
-    return case.get("grad_health") or {}
+def health(case: Case) -> dict:
+    return case.grad_health or {}
 
 
-def series(case: dict, key: str) -> np.ndarray:
+def series(case: Case, key: str) -> np.ndarray:
     """One grad_health series as floats, NaN where the file has null."""
     return as_array(health(case).get(key))
 
 
-def mean_fraction(case: dict, key: str):
+def mean_fraction(case: Case, key: str):
     """Mean over steps of an underflow fraction; None when no finite value."""
     values = series(case, key)
     values = values[np.isfinite(values)]
     return float(values.mean()) if values.size else None
 
 
-def nonfinite_steps(case: dict):
+def nonfinite_steps(case: Case):
     """Steps with at least one non-finite gradient value (null counts as one:
     the writer could not even count); None when the series is absent."""
     counts = health(case).get(NONFINITE)
@@ -46,7 +48,7 @@ def nonfinite_steps(case: dict):
 
 
 def health_cases(run) -> list:
-    return [c for c in run.cases if c.get("grad_health")]
+    return [c for c in run.cases if c.grad_health]
 
 
 def scaler_pairs(run) -> list:
@@ -54,8 +56,8 @@ def scaler_pairs(run) -> list:
     the baseline only when it carries grad_health too."""
     pairs = []
     for case in health_cases(run):
-        if case["precision"] != "fp16":
+        if case.precision != "fp16":
             continue
         base = fp32_baseline(run, case)
-        pairs.append((case, base if base and base.get("grad_health") else None))
+        pairs.append((case, base if base and base.grad_health else None))
     return pairs

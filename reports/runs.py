@@ -1,6 +1,7 @@
 """Loaded result files and the questions the report asks of them.
 
-A Run is one validated results.json plus its place on the command line.  The
+A Run is one results.json, validated and typed by
+reference/python/results_file.py, plus its place on the command line.  The
 helpers here (grouping, labels, fp32 speedup) are shared by figures and tables
 so both always show the same numbers for the same case.
 """
@@ -8,21 +9,19 @@ so both always show the same numbers for the same case.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from .schema import load_results
+from reference.python.results_file import Case, Expect, Results, Status, load_results
 
 # fp16 is Apex O1 (autocast): O2 and O3 sit beside it.
 PRECISION_ORDER = ("fp32", "fp16", "o2", "o3", "bf16", "tf32")
 
 # Case attributes that can distinguish two cases of the same workload, model
 # and precision.  Labels show only the ones that actually vary, so a plain
-# suite reads "fp16" and a mixed one "fp16 adamw bs=128".  "tag" is written
-# by the harness (case ids end in "@tag") but is not in SCHEMA.md yet, so it
-# is read as optional.
+# suite reads "fp16" and a mixed one "fp16 adamw bs=128".
 DISTINGUISHING_FIELDS = ("optimizer", "optimizer_impl", "precision_option", "variant", "tag", "batch_size",
                          "world_size", "device", "input")
 
@@ -31,12 +30,8 @@ DISTINGUISHING_FIELDS = ("optimizer", "optimizer_impl", "precision_option", "var
 class Run:
     index: int            # 1-based position on the command line
     path: Path
-    data: dict
+    results: Results
     label: str = ""       # "run1: NVIDIA H200 · libtorch 2.11.0", set by load_runs
-    _by_id: dict = field(default_factory=dict, repr=False)
-
-    def __post_init__(self):
-        self._by_id = {case["id"]: case for case in self.cases}
 
     @property
     def tag(self) -> str:
@@ -45,14 +40,14 @@ class Run:
 
     @property
     def env(self) -> dict:
-        return self.data["env"]
+        return self.results.env
 
     @property
-    def cases(self) -> list:
-        return self.data["cases"]
+    def cases(self) -> tuple[Case, ...]:
+        return self.results.cases
 
-    def case(self, case_id):
-        return self._by_id.get(case_id)
+    def case(self, case_id) -> Case | None:
+        return self.results.case(case_id)
 
 
 def load_runs(paths) -> list:
@@ -104,23 +99,23 @@ def precision_key(precision: str):
 def group_by(cases, key: str) -> dict:
     groups: dict = {}
     for case in cases:
-        groups.setdefault(case[key], []).append(case)
+        groups.setdefault(getattr(case, key), []).append(case)
     return groups
 
 
-def attribute(case: dict, name: str):
+def attribute(case: Case, name: str):
     if name == "input":
-        return (case.get("throughput") or {}).get("input")
+        return case.throughput.input if case.throughput else None
     if name in ("optimizer_impl", "precision_option"):
         return _id_option(case, name)
-    return case.get(name)
+    return getattr(case, name)
 
 
-def _id_option(case: dict, name: str):
+def _id_option(case: Case, name: str):
     """Options the case id carries and no field does: "+fused"/"+foreach" on
     the optimizer, "+scaler" on the precision ("plain/mlp/fp32+scaler/sgd@exact").
     Without them two such cases would share one bar and one legend entry."""
-    parts = case["id"].split("@")[0].split("/")
+    parts = case.id.split("@")[0].split("/")
     if len(parts) < 4:
         return None
     segment = parts[3] if name == "optimizer_impl" else parts[2]
@@ -135,7 +130,7 @@ def varying_fields(cases) -> list:
             if len({attribute(c, name) for c in cases} - {None}) > 1]
 
 
-def config_label(case: dict, fields) -> str:
+def config_label(case: Case, fields) -> str:
     """The case's distinguishing attributes apart from precision and model."""
     parts = []
     for name in fields:
@@ -155,28 +150,28 @@ def config_label(case: dict, fields) -> str:
     return " ".join(parts)
 
 
-def is_negative_control(case: dict) -> bool:
-    return case["expect"] == "fail"
+def is_negative_control(case: Case) -> bool:
+    return case.expect is Expect.FAIL
 
 
-def fp32_baseline(run: Run, case: dict):
+def fp32_baseline(run: Run, case: Case):
     """The fp32 case this one is compared with (itself for fp32 baselines)."""
-    if case["baseline_id"] is None:
-        return case if case["precision"] == "fp32" else None
-    return run.case(case["baseline_id"])
+    if case.baseline_id is None:
+        return case if case.precision == "fp32" else None
+    return run.case(case.baseline_id)
 
 
-def speedup(run: Run, case: dict):
+def speedup(run: Run, case: Case):
     """Median throughput over the fp32 baseline's, or None when not comparable.
 
     The join is baseline_id, the contract's key.  Cached-batch and host-input
     loops measure different things, so they are never divided by each other.
     """
     base = fp32_baseline(run, case)
-    mine, theirs = case.get("throughput"), base and base.get("throughput")
-    if not mine or not theirs or mine["input"] != theirs["input"] or theirs["median"] <= 0:
+    mine, theirs = case.throughput, base and base.throughput
+    if not mine or not theirs or mine.input != theirs.input:
         return None
-    return mine["median"] / theirs["median"]
+    return mine.median / theirs.median
 
 
 def as_array(series) -> np.ndarray:
@@ -184,16 +179,16 @@ def as_array(series) -> np.ndarray:
     return np.array([np.nan if v is None else v for v in (series or [])], dtype=float)
 
 
-def trajectory(case: dict, key: str) -> list:
-    return (case.get("trajectory") or {}).get(key) or []
+def trajectory(case: Case, key: str) -> tuple:
+    return getattr(case.trajectory, key)
 
 
-def verdict_text(case: dict) -> str:
+def verdict_text(case: Case) -> str:
     """Status in words a reader of a negative control needs."""
-    status = case["status"]
-    if is_negative_control(case) and status != "skipped":
-        return "fail (expected: caught)" if status == "fail" else f"{status} (negative control missed)"
-    if case["expect"] == "report" and status in ("pass", "fail"):
+    status = case.status
+    if is_negative_control(case) and status is not Status.SKIPPED:
+        return "fail (expected: caught)" if status is Status.FAIL else f"{status} (negative control missed)"
+    if case.expect is Expect.REPORT and status in (Status.PASS, Status.FAIL):
         return f"{status} (reported, not required)"
-    return status
+    return str(status)
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 
+from reference.python.results_file import Expect, Status
+
 from .anchors import case_link
 from .blocks import Bullets, Text
 from .ceilings import utilisation
@@ -23,13 +25,13 @@ HEADLINE_WORKLOAD = "plain"   # the plain training loop: what "samples/s of a mo
 def bound_ratio(case):
     """Distance over bound of the case's worst metric: > 1 failed the check.
     Schema 2 writes it; schema 1 has only the loss deviation and its tolerance."""
-    check = case.get("check")
+    check = case.check
     if not check:
         return None
-    if check.get("max_ratio") is not None:
-        return check["max_ratio"]
-    deviation = check["metrics"].get("max_loss_rel_dev")
-    tolerance = check["tolerances"].get("loss_rel")
+    if check.max_ratio is not None:
+        return check.max_ratio
+    deviation = check.metrics.get("max_loss_rel_dev")
+    tolerance = check.tolerances.get("loss_rel")
     return deviation / tolerance if deviation is not None and tolerance else None
 
 
@@ -39,12 +41,12 @@ def verdict_blocks(run, compact: bool = False) -> list:
     """The run's verdict line and its evidence (controls, margins), linked.
     compact: one line per run, for a comparison whose summary must leave
     room for the headline; the run's own section has the details."""
-    bad = [c for c in run.cases if c["conforms"] is False]
-    counts = Counter(c["status"] for c in run.cases)
-    tally = ", ".join(f"{counts.get(s, 0)} {s}" for s in ("pass", "fail", "skipped", "error"))
+    bad = [c for c in run.cases if c.conforms is False]
+    counts = Counter(c.status for c in run.cases)
+    tally = ", ".join(f"{counts.get(s, 0)} {s}" for s in Status)
     if bad:
         line = Text((f"{run.tag}: NOT CONFORMING: {len(bad)} of {len(run.cases)} cases do not conform "
-                     f"to their expectation: ", *_joined(run, [c["id"] for c in bad]),
+                     f"to their expectation: ", *_joined(run, [c.id for c in bad]),
                      f". ({tally})"), tone="bad")
     elif not run.cases:
         line = Text(f"{run.tag}: no case has finished yet.", warning=True)
@@ -58,20 +60,24 @@ def verdict_blocks(run, compact: bool = False) -> list:
     return [line, Bullets(evidence)] if evidence else [line]
 
 
+def _ran_controls(run) -> list:
+    return [c for c in run.cases if c.expect is Expect.FAIL and c.status is not Status.SKIPPED]
+
+
 def _teeth_short(run) -> str:
-    controls = [c for c in run.cases if c["expect"] == "fail" and c["status"] != "skipped"]
+    controls = _ran_controls(run)
     if not controls:
         return ""
-    caught = sum(1 for c in controls if c["status"] == "fail")
+    caught = sum(1 for c in controls if c.status is Status.FAIL)
     margin = _teeth_margin(run)
     return f" Controls: {caught} of {len(controls)} caught" + (f", teeth margin {margin:.3g}×." if margin else ".")
 
 
 def _teeth_margin(run):
     """Mildest control caught by a bound over the conforming case nearest its bound."""
-    correct = [bound_ratio(c) for c in run.cases if c["expect"] == "pass" and c["status"] == "pass"
+    correct = [bound_ratio(c) for c in run.cases if c.expect is Expect.PASS and c.status is Status.PASS
                and bound_ratio(c) is not None]
-    caught = [bound_ratio(c) for c in run.cases if c["expect"] == "fail" and c["status"] == "fail"
+    caught = [bound_ratio(c) for c in run.cases if c.expect is Expect.FAIL and c.status is Status.FAIL
               and (bound_ratio(c) or 0) > 1]
     return min(caught) / max(correct) if caught and correct and max(correct) > 0 else None
 
@@ -85,12 +91,12 @@ def _joined(run, ids) -> list:
 
 
 def _controls_line(run):
-    controls = [c for c in run.cases if c["expect"] == "fail" and c["status"] != "skipped"]
+    controls = _ran_controls(run)
     if not controls:
         return "No negative controls ran: nothing shows the checker can fail a wrong recipe."
-    caught = [c for c in controls if c["status"] == "fail"]
+    caught = [c for c in controls if c.status is Status.FAIL]
     parts = [f"Negative controls: {len(caught)} of {len(controls)} caught"]
-    by_bound = [(bound_ratio(c), c["id"]) for c in caught if (bound_ratio(c) or 0) > 1]
+    by_bound = [(bound_ratio(c), c.id) for c in caught if (bound_ratio(c) or 0) > 1]
     if by_bound:
         ratio, case_id = min(by_bound)
         parts += [f"; {len(by_bound)} by a bound, the closest call exceeding it {ratio:.3g}× (",
@@ -98,26 +104,26 @@ def _controls_line(run):
     # Caught by a rule without a ratio (the scale audit, skipped steps): say which.
     other = [c for c in caught if (bound_ratio(c) or 0) <= 1]
     if other:
-        parts += [f"; {len(other)} by another rule: ", *_joined(run, [c["id"] for c in other])]
+        parts += [f"; {len(other)} by another rule: ", *_joined(run, [c.id for c in other])]
         reason = _first_failure(other[0])
         parts += [f" (\"{reason}\")"] if reason else []
-    missed = [c["id"] for c in controls if c["status"] != "fail"]
+    missed = [c.id for c in controls if c.status is not Status.FAIL]
     if missed:
         parts += ["; MISSED: ", *_joined(run, missed)]
     return tuple(parts)
 
 
 def _first_failure(case) -> str:
-    failures = (case.get("check") or {}).get("failures") or []
-    return str(failures[0] if failures else case.get("reason") or "")
+    failures = case.check.failures if case.check else ()
+    return str(failures[0] if failures else case.reason or "")
 
 
 def _margin_line(run):
     """How close the correct cases came to their bounds, and the teeth
     margin: the mildest control caught by a bound over that (as `ampbench
     run` prints it)."""
-    rated = [(bound_ratio(c), c["id"]) for c in run.cases
-             if c["expect"] == "pass" and c["status"] == "pass" and bound_ratio(c) is not None]
+    rated = [(bound_ratio(c), c.id) for c in run.cases
+             if c.expect is Expect.PASS and c.status is Status.PASS and bound_ratio(c) is not None]
     if not rated:
         return None
     ratio, case_id = max(rated)
@@ -133,33 +139,32 @@ def _margin_line(run):
 
 def headline_rows(run) -> dict:
     """{(model, precision): HeadlineRow-like dict} over single-device, correct cases."""
-    eligible = [c for c in run.cases if c["expect"] != "fail" and not c.get("ddp")
-                and (c.get("world_size") or 1) == 1]
+    eligible = [c for c in run.cases if c.expect is not Expect.FAIL and not c.ddp and c.world_size == 1]
     rows = {}
     for (model, precision), cases in _by_model_precision(eligible).items():
-        timed = [c for c in cases if c["throughput"]]
+        timed = [c for c in cases if c.throughput]
         lead = _lead_case(timed)
         ratios = [r for r in (speedup(run, c) for c in timed) if r]
-        ran = [c for c in cases if c["status"] != "skipped"]
+        ran = [c for c in cases if c.status is not Status.SKIPPED]
         use = utilisation(run, lead) if lead else None
         rows[(model, precision)] = {
             "lead": lead, "speedup": speedup(run, lead) if lead else None,
             "ratios": ratios, "mfu": use.mfu if use else None,
-            "conform": (sum(1 for c in ran if c["conforms"]), len(ran))}
+            "conform": (sum(1 for c in ran if c.conforms), len(ran))}
     return rows
 
 
 def _by_model_precision(cases) -> dict:
     groups = {}
     for model, model_cases in group_by(cases, "model").items():
-        for precision in sorted({c["precision"] for c in model_cases}, key=precision_key):
-            groups[(model, precision)] = [c for c in model_cases if c["precision"] == precision]
+        for precision in sorted({c.precision for c in model_cases}, key=precision_key):
+            groups[(model, precision)] = [c for c in model_cases if c.precision == precision]
     return groups
 
 
 def _lead_case(timed):
     """The plain loop's case if the suite has one, else the first timed one."""
-    plain = [c for c in timed if c["workload"] == HEADLINE_WORKLOAD and not c.get("tag")]
+    plain = [c for c in timed if c.workload == HEADLINE_WORKLOAD and not c.tag]
     return (plain or timed or [None])[0]
 
 
@@ -170,8 +175,8 @@ def headline_table(run):
     for (model, precision), row in rows.items():
         lead = row["lead"]
         cells = [model, precision,
-                 case_link(run, lead["id"]) if lead else DASH,
-                 fmt_rate(lead["throughput"]["median"]) if lead else DASH,
+                 case_link(run, lead.id) if lead else DASH,
+                 fmt_rate(lead.throughput.median) if lead else DASH,
                  fmt_ratio(row["speedup"]) if precision != "fp32" else "1 (baseline)",
                  _geo_range(row["ratios"]) if precision != "fp32" else DASH]
         cells += [fmt_percent(row["mfu"])] if with_mfu else []

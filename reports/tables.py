@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+from reference.python.results_file import Expect, Status
+
 from . import gradients
 from .blocks import Fold, Table
 from .ceilings import matmul_ceilings, utilisation
@@ -69,10 +71,10 @@ def fmt_value(value) -> str:
 # -- environment --------------------------------------------------------------
 
 def env_table(runs):
-    meta = [("file", lambda r: r.path.name), ("suite", lambda r: r.data["suite"]),
-            ("started (UTC)", lambda r: r.data["started_utc"]),
-            ("finished (UTC)", lambda r: r.data["finished_utc"]),
-            ("complete", lambda r: r.data["complete"]), ("cases", lambda r: len(r.cases))]
+    meta = [("file", lambda r: r.path.name), ("suite", lambda r: r.results.suite),
+            ("started (UTC)", lambda r: r.results.started_utc),
+            ("finished (UTC)", lambda r: r.results.finished_utc),
+            ("complete", lambda r: r.results.complete), ("cases", lambda r: len(r.cases))]
     rows = [(name, *(fmt_value(get(r)) for r in runs)) for name, get in meta]
     rows += [(key, *(_folded(fmt_value(r.env.get(key))) for r in runs)) for key in _env_keys(runs)]
     return make_table(["", *(r.tag for r in runs)], rows)
@@ -84,12 +86,12 @@ def _folded(text: str):
 
 def env_line(run) -> str:
     """The environment in one line: what a reader needs to place the numbers."""
-    data, env = run.data, run.env
+    results, env = run.results, run.env
     commit = env.get("git_commit") or "?"
     dirty = " (uncommitted changes)" if env.get("git_dirty") is True else ""
-    span = " – ".join(str(t) for t in (data["started_utc"], data["finished_utc"]) if t)
-    state = "" if data["complete"] else ", INCOMPLETE"
-    return (f"{run.label}; suite {data['suite']}, {len(run.cases)} cases{state}; "
+    span = " – ".join(str(t) for t in (results.started_utc, results.finished_utc) if t)
+    state = "" if results.complete else ", INCOMPLETE"
+    return (f"{run.label}; suite {results.suite}, {len(run.cases)} cases{state}; "
             f"commit {commit}{dirty}; {span or 'time not recorded'}; file {run.path.name}")
 
 
@@ -104,7 +106,7 @@ def _env_keys(runs) -> list:
 
 def run_warnings(run) -> list:
     warnings = []
-    if not run.data["complete"]:
+    if not run.results.complete:
         warnings.append(f"{run.path.name} is incomplete (run interrupted or still running): "
                         f"only the {len(run.cases)} finished cases are shown.")
     # `ampbench run` printed the same WARNING (harness/amp/float32_math.h).
@@ -117,16 +119,16 @@ def run_warnings(run) -> list:
 
 
 def verdict_summary(run) -> list:
-    counts = Counter(c["status"] for c in run.cases)
-    lines = [f"{len(run.cases)} cases: " + ", ".join(
-        f"{counts.get(s, 0)} {s}" for s in ("pass", "fail", "skipped", "error"))]
+    counts = Counter(c.status for c in run.cases)
+    lines = [f"{len(run.cases)} cases: " + ", ".join(f"{counts.get(s, 0)} {s}" for s in Status)]
     lines.append(negative_control_line(run.cases))
-    reported = [c for c in run.cases if c["expect"] == "report" and c["status"] in ("pass", "fail")]
+    reported = [c for c in run.cases
+                if c.expect is Expect.REPORT and c.status in (Status.PASS, Status.FAIL)]
     if reported:
-        failed = sum(1 for c in reported if c["status"] == "fail")
+        failed = sum(1 for c in reported if c.status is Status.FAIL)
         lines.append(f"{len(reported)} verdict(s) reported, not required (O3): {len(reported) - failed} pass, "
                      f"{failed} fail")
-    bad = [c["id"] for c in run.cases if c["conforms"] is False]
+    bad = [c.id for c in run.cases if c.conforms is False]
     lines.append(f"{len(bad)} case(s) do not conform to their expectation: {', '.join(bad)}"
                  if bad else "Every case that ran conforms to its expectation.")
     return lines
@@ -134,11 +136,11 @@ def verdict_summary(run) -> list:
 
 def negative_control_line(cases) -> str:
     """Kill count: a negative control is caught when the checker failed it."""
-    controls = [c for c in cases if c["expect"] == "fail"]
+    controls = [c for c in cases if c.expect is Expect.FAIL]
     if not controls:
         return "No negative controls in this run."
-    caught = sum(1 for c in controls if c["status"] == "fail")
-    skipped = sum(1 for c in controls if c["status"] == "skipped")
+    caught = sum(1 for c in controls if c.status is Status.FAIL)
+    skipped = sum(1 for c in controls if c.status is Status.SKIPPED)
     note = f" ({skipped} skipped)" if skipped else ""
     return f"{caught} of {len(controls)} negative controls caught{note}"
 
@@ -147,27 +149,26 @@ def verdict_table(run):
     headers = ("case", "expect", "status", "conforms", "max loss dev / tol",
                "distance / bound (metric, step)", "first crossing step", "reason / failures")
     return make_table(headers, [_verdict_row(c) for c in run.cases], verdict_columns=(2,),
-                  row_ids=[case_anchor(run, c["id"]) for c in run.cases])
+                  row_ids=[case_anchor(run, c.id) for c in run.cases])
 
 
 def _verdict_row(case) -> tuple:
-    check = case["check"]
-    conforms = DASH if case["conforms"] is None else fmt_value(case["conforms"])
+    check = case.check
+    conforms = DASH if case.conforms is None else fmt_value(case.conforms)
     if check is None:
         deviation, ratio, crossing = DASH, DASH, DASH
     else:
-        deviation = f"{fmt_small(_max_deviation(check))} / {fmt_small(check['tolerances']['loss_rel'])}"
+        deviation = f"{fmt_small(_max_deviation(check))} / {fmt_small(check.tolerances['loss_rel'])}"
         ratio = _worst_ratio(check)
-        crossing = DASH if check["first_crossing_step"] is None else str(check["first_crossing_step"])
-    return (case["id"], case["expect"], verdict_text(case), conforms, deviation, ratio, crossing,
+        crossing = DASH if check.first_crossing_step is None else str(check.first_crossing_step)
+    return (case.id, str(case.expect), verdict_text(case), conforms, deviation, ratio, crossing,
             _reason(case))
 
 
 def _worst_ratio(check) -> str:
     """Schema 2: the metric that came closest to (or went furthest past) its
     bound, max(c x envelope, floor); schema 1 files have no bounds."""
-    bounds = check.get("bounds") or {}
-    rated = [(b["max_ratio"], name, b["peak_step"]) for name, b in bounds.items()
+    rated = [(b["max_ratio"], name, b["peak_step"]) for name, b in check.bounds.items()
              if b.get("max_ratio") is not None]
     if not rated:
         return DASH
@@ -177,18 +178,18 @@ def _worst_ratio(check) -> str:
 
 
 def _max_deviation(check):
-    reported = check["metrics"].get("max_loss_rel_dev")
+    reported = check.metrics.get("max_loss_rel_dev")
     if reported is not None:
         return reported
-    finite = [v for v in check["deviation_per_step"] if v is not None]
+    finite = [v for v in check.deviation_per_step if v is not None]
     return max(finite) if finite else None
 
 
 def _reason(case) -> str:
-    parts = [case["reason"]] if case["reason"] else []
-    if case["check"]:
-        parts += [f for f in case["check"]["failures"] if f not in parts]
-    if not parts and case["precision"] == "fp32" and case["baseline_id"] is None:
+    parts = [case.reason] if case.reason else []
+    if case.check:
+        parts += [f for f in case.check.failures if f not in parts]
+    if not parts and case.precision == "fp32" and case.baseline_id is None:
         parts = ["fp32 baseline"]
     return "; ".join(str(p) for p in parts)
 
@@ -198,30 +199,30 @@ def _reason(case) -> str:
 def throughput_table(run):
     headers = ("case", "precision", "input", "median (samples/s)", "min – max", "IQR",
                "reps", "speedup vs fp32", "peak memory")
-    rows = [_throughput_row(run, c) for c in run.cases if c["throughput"]]
+    rows = [_throughput_row(run, c) for c in run.cases if c.throughput]
     return make_table(headers, rows)
 
 
 def _throughput_row(run, case) -> tuple:
-    tp = case["throughput"]
-    return (case["id"], case["precision"], tp["input"], fmt_rate(tp["median"]),
-            f"{fmt_rate(tp['min'])} – {fmt_rate(tp['max'])}", fmt_rate(tp["iqr"]),
-            str(tp["repetitions"]), fmt_ratio(speedup(run, case)), fmt_bytes(tp["peak_memory_bytes"]))
+    tp = case.throughput
+    return (case.id, case.precision, tp.input, fmt_rate(tp.median),
+            f"{fmt_rate(tp.min)} – {fmt_rate(tp.max)}", DASH if tp.iqr is None else fmt_rate(tp.iqr),
+            str(tp.repetitions), fmt_ratio(speedup(run, case)), fmt_bytes(tp.peak_memory_bytes))
 
 
 def precision_columns_table(run):
     """One row per workload/model/optimizer, one column per precision that
     measured throughput (fp16 is Apex O1; O2 and O3 beside it): median
     samples/s, x fp32, and the verdict. None with fewer than two precisions."""
-    timed = [c for c in run.cases if c["throughput"] and c["expect"] != "fail"]
-    precisions = sorted({c["precision"] for c in timed}, key=precision_key)
+    timed = [c for c in run.cases if c.throughput and c.expect is not Expect.FAIL]
+    precisions = sorted({c.precision for c in timed}, key=precision_key)
     if len(precisions) < 2:
         return None
     cells: dict = {}
     for c in timed:
-        row = "/".join(part for part in c["id"].split("/") if part != c["precision"])
-        cells.setdefault(row, {})[c["precision"]] = (
-            f"{fmt_rate(c['throughput']['median'])} ({fmt_ratio(speedup(run, c))}) {verdict_text(c)}")
+        row = "/".join(part for part in c.id.split("/") if part != c.precision)
+        cells.setdefault(row, {})[c.precision] = (
+            f"{fmt_rate(c.throughput.median)} ({fmt_ratio(speedup(run, c))}) {verdict_text(c)}")
     headers = ("case", *(("fp16 (O1)" if p == "fp16" else p) for p in precisions))
     return make_table(headers, [(row, *(by.get(p, DASH) for p in precisions)) for row, by in cells.items()])
 
@@ -256,7 +257,7 @@ def utilisation_table(run):
         if use is None:
             continue
         gflops = None if use.achieved_flops_per_s is None else use.achieved_flops_per_s / 1e9
-        rows.append((case["id"], case["precision"], fmt_measure(gflops), fmt_percent(use.mfu),
+        rows.append((case.id, case.precision, fmt_measure(gflops), fmt_percent(use.mfu),
                      fmt_ratio(use.speedup), fmt_ratio(use.ceiling_ratio)))
     return make_table(headers, rows)
 
@@ -269,7 +270,7 @@ def grad_health_table(run):
     rows = []
     for case in gradients.health_cases(run):
         steps = gradients.nonfinite_steps(case)
-        rows.append((case["id"], case["precision"],
+        rows.append((case.id, case.precision,
                      fmt_small(gradients.mean_fraction(case, gradients.AT_SCALE_1)),
                      fmt_small(gradients.mean_fraction(case, gradients.AT_SCALE)),
                      DASH if steps is None else str(steps)))
@@ -279,7 +280,7 @@ def grad_health_table(run):
 # -- several files -------------------------------------------------------------------
 
 def compare_throughput_table(runs):
-    ids = ordered_unique(c["id"] for r in runs for c in r.cases if c["throughput"])
+    ids = ordered_unique(c.id for r in runs for c in r.cases if c.throughput)
     headers = ["case", *(f"{r.tag} median (samples/s)" for r in runs),
                *(f"{r.tag} / {runs[0].tag}" for r in runs[1:])]
     return make_table(headers, [_compare_row(runs, case_id) for case_id in ids])
@@ -289,7 +290,7 @@ def _compare_row(runs, case_id) -> tuple:
     medians = []
     for run in runs:
         case = run.case(case_id)
-        medians.append(case["throughput"]["median"] if case and case["throughput"] else None)
+        medians.append(case.throughput.median if case and case.throughput else None)
     cells = [DASH if m is None else fmt_rate(m) for m in medians]
     first = medians[0]
     ratios = [fmt_ratio(m / first if m is not None and first else None) for m in medians[1:]]
@@ -297,10 +298,10 @@ def _compare_row(runs, case_id) -> tuple:
 
 
 def verdict_difference_table(runs):
-    ids = ordered_unique(c["id"] for r in runs for c in r.cases)
+    ids = ordered_unique(c.id for r in runs for c in r.cases)
     rows = []
     for case_id in ids:
-        statuses = [run.case(case_id)["status"] if run.case(case_id) else DASH for run in runs]
+        statuses = [str(run.case(case_id).status) if run.case(case_id) else DASH for run in runs]
         if len(set(statuses)) > 1:
             rows.append((case_id, *statuses))
     return make_table(["case", *(r.tag for r in runs)], rows,

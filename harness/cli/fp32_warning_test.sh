@@ -50,15 +50,17 @@ check() {
     grep -q "^WARNING: .*${var}=" "$log" || fail "$name" "the WARNING does not name ${var}"
   fi
   "$PY" "$ROOT/harness/schema/validate_results.py" "$results" >/dev/null || fail "$name" "results.json breaks the schema"
-  "$PY" - "$results" "$reasons" <<'PY' || fail "$name" "results.json does not record it"
-import json, sys
-doc, reasons = json.load(open(sys.argv[1])), int(sys.argv[2])
-math = doc["env"]["float32_math"]
+  "$PY" - "$ROOT" "$results" "$reasons" <<'PY' || fail "$name" "results.json does not record it"
+import sys
+sys.path.insert(0, sys.argv[1])
+from reference.python.results_file import Status, load_results
+results, reasons = load_results(sys.argv[2]), int(sys.argv[3])
+math = results.env["float32_math"]
 assert math["fp32_is_ieee"] is (reasons == 0), math
 assert len(math["fp32_not_ieee_reasons"]) == reasons, math["fp32_not_ieee_reasons"]
-(tf32,) = [c for c in doc["cases"] if c["precision"] == "tf32"]
-assert tf32["status"] == "skipped" and tf32["conforms"] is None, tf32
-assert tf32["reason"] == "tf32 is CUDA tensor-core math; on cpu it would be IEEE fp32, identical to the baseline", tf32
+(tf32,) = [c for c in results.cases if c.precision == "tf32"]
+assert tf32.status is Status.SKIPPED and tf32.conforms is None, tf32
+assert tf32.reason == "tf32 is CUDA tensor-core math; on cpu it would be IEEE fp32, identical to the baseline", tf32
 PY
   echo "$name: exit $rc, $n WARNING line(s)"
 }

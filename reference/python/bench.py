@@ -10,7 +10,8 @@ input is the suite's: "cached" reuses one resident batch, "host" walks the
 batches through a host-to-device copy.
 
 Writes a results file of the C++ schema (harness/results/SCHEMA.md, schema
-"ampbench.results" version 1) whose env block carries "implementation":
+"ampbench.results" at results_file.SCHEMA_VERSION, the version the C++ writer
+writes) whose env block carries "implementation":
 "python", so `ampbench gate` and `python -m reports` read it beside a C++
 run: the case ids are the C++ ids.  Negative controls are not timed (the C++
 harness does not time them either) and are left out.  Each case also trains
@@ -38,6 +39,7 @@ import torch
 
 from . import models as M
 from .fp32_math import ieee_fp32
+from .results_file import SCHEMA_NAME, SCHEMA_VERSION, Expect, Status
 from .spec import CUDA_ONLY_PRECISIONS, NOT_RUN_REASON, Spec
 from .suite import REPO_ROOT, SuiteError, load_suite, with_optimizer_impl
 from .workloads import STEPS, TrainingState, apply_lr_schedule
@@ -261,14 +263,15 @@ def utc_now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def case_json(spec: Spec, trajectory: dict | None, throughput: dict | None, status="pass", reason=None,
+def case_json(spec: Spec, trajectory: dict | None, throughput: dict | None, status=Status.PASS, reason=None,
               wall=0.0) -> dict:
     return {
         "id": spec.id, "workload": spec.workload, "variant": spec.variant, "model": spec.model,
         "precision": spec.precision, "optimizer": spec.optimizer, "optimizer_impl": spec.optimizer_impl, "tag": spec.tag,
         "scaler_enabled": spec.scaler_enabled, "device": spec.device, "world_size": spec.world_size,
         "batch_size": spec.effective_batch(), "steps": spec.steps, "seed": spec.seed, "expect": spec.expect,
-        "status": status, "conforms": None if status == "skipped" else status == "pass", "reason": reason,
+        "status": status.value, "conforms": None if status is Status.SKIPPED else status is Status.PASS,
+        "reason": reason,
         "baseline_id": spec.baseline_id or None,
         "trajectory": trajectory or {"loss": [], "scale": [], "skipped": []},
         "fp32_noise": None, "check": None, "throughput": throughput, "ddp": None, "wall_seconds": wall,
@@ -323,14 +326,14 @@ def main(argv=None) -> int:
     # select_cases in harness/session/suite_run.cpp.
     keep = {c.id for c in suite.cases if rx is None or rx.search(c.id)}
     keep |= {c.baseline_id for c in suite.cases if c.id in keep and c.baseline_id}
-    cases = [c for c in suite.cases if c.id in keep and c.throughput.enabled and c.expect != "fail"]
+    cases = [c for c in suite.cases if c.id in keep and c.throughput.enabled and c.expect != Expect.FAIL]
     if not cases:
         print(f"bench: error: no timed case of suite {suite.name} matches '{args.filter}'", file=sys.stderr)
         return EXIT_USAGE
     if args.threads > 0:
         torch.set_num_threads(args.threads)
     out = args.out or Path("results") / f"{suite.name}-{device}-python-{utc_now().replace(':', '-')}" / "results.json"
-    doc = {"schema": "ampbench.results", "schema_version": 1, "suite": suite.name, "suite_file": suite.path,
+    doc = {"schema": SCHEMA_NAME, "schema_version": SCHEMA_VERSION, "suite": suite.name, "suite_file": suite.path,
            "started_utc": utc_now(), "finished_utc": None, "complete": False,
            "env": {**environment(), "python_torch_compile": args.compile}, "cases": []}
     try:
@@ -347,7 +350,7 @@ def main(argv=None) -> int:
         began = time.monotonic()
         if spec.precision in NOT_RUN_REASON or spec.cuda_graph or (spec.gpu_sized and spec.device != "cuda"):
             reason = skip_reason(spec)
-            doc["cases"].append(case_json(spec, None, None, status="skipped", reason=reason))
+            doc["cases"].append(case_json(spec, None, None, status=Status.SKIPPED, reason=reason))
             write_atomically(out, doc)
             print(f"[{i:3}/{len(cases)}] {spec.id:<52} skipped  {reason}", flush=True)
             continue
@@ -362,7 +365,7 @@ def main(argv=None) -> int:
             line = f"{tp['median']:12.1f} samples/s"
         except Exception as e:  # noqa: BLE001 - recorded as an error case, the run goes on
             errors += 1
-            case = case_json(spec, None, None, status="error", reason=f"{type(e).__name__}: {e}",
+            case = case_json(spec, None, None, status=Status.ERROR, reason=f"{type(e).__name__}: {e}",
                              wall=time.monotonic() - began)
             line = f"error: {e}"
         doc["cases"].append(case)

@@ -31,6 +31,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from reference.python.results_file import ResultsError
 from reference.python.throughput_ratio import medians, python_id
 
 EXIT_OK, EXIT_BELOW, EXIT_USAGE = 0, 1, 2
@@ -88,8 +89,8 @@ def one_round(k: int, args, suite: Path) -> tuple[dict[str, float], dict[str, fl
         run_logged(cmd, log, ok_codes=(0, 1))
     try:
         return medians(str(cpp_out / "results.json")), medians(str(py_out))
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise RunError(f"round {k}: unreadable results: {e}") from e
+    except ResultsError as e:
+        raise RunError(f"round {k}: unusable results: {e}") from e
 
 
 def summarize(rounds: list[tuple[dict[str, float], dict[str, float]]]) -> list[dict]:

@@ -13,7 +13,7 @@ case was skipped, no ceiling was measured, or Python did not time it):
     throughput suite's fused CUDA-graph cases (a "+graph" case against
     Python's uncaptured one)
 The targets are goals, not conformance: this reports them and exits 0 once
-the files are read; 2 when a file is unreadable.
+the files are read; 2 when a file is unreadable or not a valid results file.
 """
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ import json
 import sys
 from pathlib import Path
 
+from reference.python.results_file import Case, ResultsError, Status, load_results
 from reference.python.throughput_ratio import python_id
 
 MFU_TARGET = {"bf16": 0.45, "fp16": 0.40}
@@ -29,8 +30,8 @@ SPEEDUP_TARGET = 2.5
 RATIO_TARGET, GRAPH_RATIO_TARGET = 1.0, 1.3
 
 
-def load_cases(path: Path) -> list[dict]:
-    return json.loads(path.read_text())["cases"]
+def load_cases(path: Path) -> tuple[Case, ...]:
+    return load_results(path).cases
 
 
 def row(target: str, case: str, measured: float | None, bound: float, unit: str = "") -> dict:
@@ -38,33 +39,32 @@ def row(target: str, case: str, measured: float | None, bound: float, unit: str 
     return {"target": target, "case": case, "measured": measured, "bound": bound, "unit": unit, "verdict": verdict}
 
 
-def timed(case: dict, key: str) -> float | None:
-    t = case.get("throughput")
-    return t.get(key) if isinstance(t, dict) else None
+def timed(case: Case, key: str) -> float | None:
+    return getattr(case.throughput, key) if case.throughput else None
 
 
-def decoder_rows(large: list[dict]) -> list[dict]:
+def decoder_rows(large) -> list[dict]:
     rows = []
     for c in large:
-        if c.get("model") != "decoder" or c.get("precision") not in MFU_TARGET:
+        if c.model != "decoder" or c.precision not in MFU_TARGET:
             continue
-        p = c["precision"]
-        rows.append(row(f"{p} decoder MFU", c["id"], timed(c, "model_flop_utilization"), MFU_TARGET[p], "%"))
-        rows.append(row(f"{p} decoder vs fp32", c["id"], timed(c, "speedup_vs_fp32"), SPEEDUP_TARGET, "x"))
+        p = c.precision
+        rows.append(row(f"{p} decoder MFU", c.id, timed(c, "model_flop_utilization"), MFU_TARGET[p], "%"))
+        rows.append(row(f"{p} decoder vs fp32", c.id, timed(c, "speedup_vs_fp32"), SPEEDUP_TARGET, "x"))
     return rows
 
 
-def ratio_rows(cpp: list[dict], python: list[dict], graph_bound: bool) -> list[dict]:
-    py = {c["id"]: timed(c, "median") for c in python}
+def ratio_rows(cpp, python, graph_bound: bool) -> list[dict]:
+    py = {c.id: timed(c, "median") for c in python}
     rows = []
     for c in cpp:
-        cpp_median, py_median = timed(c, "median"), py.get(python_id(c["id"]))
-        if c.get("status") == "skipped" or python_id(c["id"]) not in py:
+        cpp_median, py_median = timed(c, "median"), py.get(python_id(c.id))
+        if c.status is Status.SKIPPED or python_id(c.id) not in py:
             continue
         ratio = cpp_median / py_median if cpp_median and py_median else None
-        graphed = graph_bound and c["id"].split("@")[0].endswith("+fused+graph")
+        graphed = graph_bound and c.id.split("@")[0].endswith("+fused+graph")
         bound = GRAPH_RATIO_TARGET if graphed else RATIO_TARGET
-        rows.append(row(f"C++/Python eager >= {bound}", c["id"], ratio, bound, "x"))
+        rows.append(row(f"C++/Python eager >= {bound}", c.id, ratio, bound, "x"))
     return rows
 
 
@@ -93,7 +93,7 @@ def main(argv=None) -> int:
             rows += ratio_rows(large, load_cases(args.large_python), graph_bound=False)
         if args.throughput and args.throughput_python:
             rows += ratio_rows(load_cases(args.throughput), load_cases(args.throughput_python), graph_bound=True)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+    except ResultsError as e:
         print(f"speed_targets: error: {e}", file=sys.stderr)
         return 2
     for r in rows:

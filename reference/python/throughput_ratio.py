@@ -7,20 +7,21 @@ CPP.json from `ampbench run`, PY.json from `python -m reference.python.bench`
 case both measured, the median samples/s of each and the ratio C++ / Python,
 then the geometric mean.  A C++ case replaying a CUDA graph (`.../adamw+fused+graph`)
 is compared with Python's case of the same id without `+graph` (the reference does
-not capture).  Exit 2 when a file is unreadable or they share no measured case.
+not capture).  Exit 2 when a file is unreadable or not a valid results file
+(reference/python/results_file.py names the problem), or they share no
+measured case.
 """
 from __future__ import annotations
 
-import json
 import math
 import sys
-from pathlib import Path
+
+from .results_file import ResultsError, load_results
 
 
-def medians(path: str) -> dict[str, float]:
-    doc = json.loads(Path(path).read_text())
-    return {c["id"]: c["throughput"]["median"] for c in doc["cases"]
-            if isinstance(c.get("throughput"), dict) and c["throughput"].get("median")}
+def medians(path) -> dict[str, float]:
+    """{case id: median samples/s} of the cases the file timed."""
+    return {c.id: c.throughput.median for c in load_results(path).cases if c.throughput}
 
 
 def python_id(cpp_id: str) -> str:
@@ -36,7 +37,7 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         cpp, py = medians(argv[0]), medians(argv[1])
-    except (OSError, ValueError, KeyError, TypeError) as e:
+    except ResultsError as e:
         print(f"throughput_ratio: error: {e}", file=sys.stderr)
         return 2
     common = [i for i in cpp if python_id(i) in py]

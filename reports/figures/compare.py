@@ -15,12 +15,12 @@ from .style import light_log_axis, new_figure, precision_color, precision_handle
 
 def compare_workloads(runs) -> list:
     """Workloads with throughput in at least one run, in first-seen order."""
-    return ordered_unique(c["workload"] for run in runs for c in run.cases if c["throughput"])
+    return ordered_unique(c.workload for run in runs for c in run.cases if c.throughput)
 
 
 def compare_figure(runs, workload):
-    ids = ordered_unique(c["id"] for run in runs for c in run.cases
-                         if c["workload"] == workload and c["throughput"])
+    ids = ordered_unique(c.id for run in runs for c in run.cases
+                         if c.workload == workload and c.throughput)
     if len(runs) < 2 or not ids:
         return None
     bar = 0.8 / len(runs)
@@ -32,8 +32,8 @@ def compare_figure(runs, workload):
     ax.set_yticklabels(ids, fontsize=8)
     ax.invert_yaxis()  # suite order reads top to bottom
     ax.set_xlabel("throughput (samples/s, median; error bars: min–max)")
-    medians = [c["throughput"]["median"] for run in runs for c in run.cases
-               if c["id"] in ids and c["throughput"]]
+    medians = [c.throughput.median for run in runs for c in run.cases
+               if c.id in ids and c.throughput]
     if wants_log_scale(medians):
         ax.set_xscale("log")
         light_log_axis(ax.xaxis)
@@ -49,28 +49,28 @@ def compare_figure(runs, workload):
 
 def _draw_row(ax, runs, case_id, row, bar) -> None:
     first = runs[0].case(case_id)
-    first_tp = first and first["throughput"]
+    first_tp = first and first.throughput
     for k, run in enumerate(runs):
         case = run.case(case_id)
-        tp = case and case["throughput"]
+        tp = case and case.throughput
         y = row - 0.4 + bar * (k + 0.5)
         if not tp:
             # axes-fraction x: valid on linear and log axes alike
             ax.text(0.005, y, "n/a", va="center", fontsize=7, color="dimgray",
                     transform=ax.get_yaxis_transform())
             continue
-        spread = [[tp["median"] - tp["min"]], [tp["max"] - tp["median"]]]
-        ax.barh(y, tp["median"], bar * 0.95, color=precision_color(case["precision"]),
+        spread = [[tp.median - tp.min], [tp.max - tp.median]]
+        ax.barh(y, tp.median, bar * 0.95, color=precision_color(case.precision),
                 hatch=run_hatch(k), edgecolor="black", linewidth=0.5,
                 xerr=spread, capsize=2, error_kw={"lw": 0.7})
-        if k > 0 and first_tp and first_tp["median"] > 0:
-            ax.annotate(f"×{tp['median'] / first_tp['median']:.2f}", (tp["max"], y),
+        if k > 0 and first_tp and first_tp.median > 0:
+            ax.annotate(f"×{tp.median / first_tp.median:.2f}", (tp.max, y),
                         xytext=(3, 0), textcoords="offset points", va="center", fontsize=7)
 
 
 def _legend(runs, ids) -> list:
     files = [Patch(facecolor="white", edgecolor="black", hatch=run_hatch(k), label=run.label)
              for k, run in enumerate(runs)]
-    precisions = sorted({c["precision"] for run in runs for c in run.cases if c["id"] in ids},
+    precisions = sorted({c.precision for run in runs for c in run.cases if c.id in ids},
                         key=precision_key)
     return files + precision_handles(precisions)

@@ -23,10 +23,10 @@ def implementation_pairs(runs):
 
 def ratio(cpp_case, py_case):
     """C++ median over Python median; None unless both measured the same input mode."""
-    a, b = cpp_case and cpp_case["throughput"], py_case and py_case["throughput"]
-    if not a or not b or a["input"] != b["input"] or b["median"] <= 0:
+    a, b = cpp_case and cpp_case.throughput, py_case and py_case.throughput
+    if not a or not b or a.input != b.input:
         return None
-    return a["median"] / b["median"]
+    return a.median / b.median
 
 
 def implementation_figure(runs):
@@ -34,8 +34,8 @@ def implementation_figure(runs):
     if not pairs:
         return None
     cpp, python = pairs
-    ids = ordered_unique(c["id"] for c in cpp.cases
-                         if c["throughput"] and any(ratio(c, p.case(c["id"])) for p in python))
+    ids = ordered_unique(c.id for c in cpp.cases
+                         if c.throughput and any(ratio(c, p.case(c.id)) for p in python))
     if not ids:
         return None
     fig = new_figure(10, 1.6 + 0.22 * len(ids))

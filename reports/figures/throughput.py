@@ -7,6 +7,8 @@ and configurations a suite grows to.
 
 from __future__ import annotations
 
+from reference.python.results_file import Status
+
 from ..runs import config_label, group_by, precision_key, speedup, varying_fields
 from .layout import GLYPH_WIDTH, chunks, finish
 from .style import grid_figure, light_log_axis, precision_color, precision_handles, wants_log_scale
@@ -19,15 +21,15 @@ TICK_FONT = 8
 def throughput_figure(run, bars_per_panel: int = BARS_PER_PANEL):
     """Panels per workload (split past bars_per_panel); None when the run
     measured no throughput."""
-    cases = [c for c in run.cases if c["throughput"] or c["status"] == "skipped"]
-    if not any(c["throughput"] for c in cases):
+    cases = [c for c in run.cases if c.throughput or c.status is Status.SKIPPED]
+    if not any(c.throughput for c in cases):
         return None
     panels = _panels(cases, bars_per_panel)
     fig, axes = grid_figure(len(panels), max_cols=2, panel=PANEL)
     for ax, (title, groups, precisions) in zip(axes, panels):
         _draw_panel(ax, run, groups, precisions)
         ax.set_title(title)
-    precisions = sorted({c["precision"] for c in cases}, key=precision_key)
+    precisions = sorted({c.precision for c in cases}, key=precision_key)
     finish(fig, "Throughput, median of repetitions (error bars: min–max; label: speedup over fp32)\n"
            f"{run.label}", precision_handles(precisions))
     return fig
@@ -37,10 +39,10 @@ def _panels(cases, bars_per_panel) -> list:
     """[(title, {group label: cases}, precisions)] in suite order."""
     panels = []
     for workload, wl_cases in group_by(cases, "workload").items():
-        if not any(c["throughput"] for c in wl_cases):
+        if not any(c.throughput for c in wl_cases):
             continue
         fields = [f for f in varying_fields(wl_cases) if f != "device"]
-        precisions = sorted({c["precision"] for c in wl_cases}, key=precision_key)
+        precisions = sorted({c.precision for c in wl_cases}, key=precision_key)
         groups = list(_groups(wl_cases, fields).items())
         per_panel = max(1, bars_per_panel // len(precisions))
         parts = chunks(groups, per_panel)
@@ -52,7 +54,7 @@ def _panels(cases, bars_per_panel) -> list:
 
 def _draw_panel(ax, run, groups, precisions) -> None:
     width = 0.8 / len(precisions)
-    placed = [(gx - 0.4 + width * (precisions.index(case["precision"]) + 0.5), case)
+    placed = [(gx - 0.4 + width * (precisions.index(case.precision) + 0.5), case)
               for gx, members in enumerate(groups.values()) for case in members]
     _draw_bars(ax, run, placed, width)
     ax.set_xlim(-0.5, len(groups) - 0.5)  # autoscale ignores "skipped" labels
@@ -76,7 +78,7 @@ def _groups(cases, fields) -> dict:
     """Bars that share everything but precision stand side by side."""
     groups: dict = {}
     for case in cases:
-        label = "\n".join(filter(None, [case["model"], config_label(case, fields)]))
+        label = "\n".join(filter(None, [case.model, config_label(case, fields)]))
         groups.setdefault(label, []).append(case)
     return groups
 
@@ -84,27 +86,27 @@ def _groups(cases, fields) -> dict:
 def _draw_bars(ax, run, placed, width) -> None:
     """All bars of a panel in one call: per-bar calls cost a container and
     two collections each, seconds on a 700-case suite."""
-    timed = [(x, c) for x, c in placed if c["throughput"]]
+    timed = [(x, c) for x, c in placed if c.throughput]
     for x, case in placed:
-        if case["throughput"] is None:  # a skipped case: say so where its bar would stand
+        if case.throughput is None:  # a skipped case: say so where its bar would stand
             ax.text(x, 0.01, "skipped", rotation=90, ha="center", va="bottom", fontsize=7,
                     color="dimgray", transform=ax.get_xaxis_transform())
     if not timed:
         return
-    tps = [c["throughput"] for _, c in timed]
-    spread = [[tp["median"] - tp["min"] for tp in tps], [tp["max"] - tp["median"] for tp in tps]]
-    ax.bar([x for x, _ in timed], [tp["median"] for tp in tps], width,
-           color=[precision_color(c["precision"]) for _, c in timed],
+    tps = [c.throughput for _, c in timed]
+    spread = [[tp.median - tp.min for tp in tps], [tp.max - tp.median for tp in tps]]
+    ax.bar([x for x, _ in timed], [tp.median for tp in tps], width,
+           color=[precision_color(c.precision) for _, c in timed],
            yerr=spread, capsize=2, ecolor="black", error_kw={"lw": 0.8})
     for (x, case), tp in zip(timed, tps):
         ratio = speedup(run, case)
-        if ratio is not None and case["precision"] != "fp32":
-            ax.annotate(f"{ratio:.2f}×", (x, tp["max"]), xytext=(0, 2), textcoords="offset points",
+        if ratio is not None and case.precision != "fp32":
+            ax.annotate(f"{ratio:.2f}×", (x, tp.max), xytext=(0, 2), textcoords="offset points",
                         ha="center", va="bottom", fontsize=7, rotation=90)
 
 
 def _maybe_log_scale(ax, cases) -> None:
-    if wants_log_scale(c["throughput"]["median"] for c in cases if c["throughput"]):
+    if wants_log_scale(c.throughput.median for c in cases if c.throughput):
         ax.set_yscale("log")
         light_log_axis(ax.yaxis)
         ax.set_ylabel("throughput (samples/s, log scale)")

@@ -71,7 +71,7 @@ def _draw_panel(ax, case, base, floor) -> None:
     ax.set_yscale("log")
     light_log_axis(ax.yaxis)
     ax.set_ylim(floor / 2, 2.0)
-    ax.set_title(case["id"], fontsize=8)
+    ax.set_title(case.id, fontsize=8)
     ax.set_xlabel("optimizer step")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("fraction of gradient values\nunderflowing fp16 (log)", fontsize=9)

@@ -21,22 +21,22 @@ def utilisation_figure(run):
     cases = mfu_cases(run)
     if not cases:
         return None
-    percent = [100.0 * c["throughput"]["model_flop_utilization"] for c in cases]
+    percent = [100.0 * c.throughput.model_flop_utilization for c in cases]
     fig = new_figure(10.0, max(3.0, 1.4 + BAR_HEIGHT_IN * len(cases)))
     ax = fig.subplots()
     rows = np.arange(len(cases))
-    ax.barh(rows, percent, 0.7, color=[precision_color(c["precision"]) for c in cases])
+    ax.barh(rows, percent, 0.7, color=[precision_color(c.precision) for c in cases])
     for row, value in zip(rows, percent):
         ax.annotate(f"{value:.3g}%", (value, row), xytext=(3, 0), textcoords="offset points",
                     va="center", fontsize=7)
     ax.set_yticks(rows)
-    ax.set_yticklabels([c["id"] for c in cases], fontsize=7)
+    ax.set_yticklabels([c.id for c in cases], fontsize=7)
     ax.set_ylim(len(cases) - 0.5, -0.5)  # first case on top, as in the tables
     ax.set_xlabel("model FLOP utilisation (% of the measured matmul ceiling of the case's precision)")
     _maybe_log_scale(ax, percent)
     ax.margins(x=0.12)
     ax.grid(axis="x", alpha=0.3)
-    precisions = sorted({c["precision"] for c in cases}, key=precision_key)
+    precisions = sorted({c.precision for c in cases}, key=precision_key)
     # Legend beside the axes: inside, it would cover the longest bars.
     ax.legend(handles=precision_handles(precisions), loc="upper left", bbox_to_anchor=(1.01, 1),
               fontsize=8)

@@ -1,19 +1,25 @@
-"""Realistic results.json documents for the tests (schema v1).
+"""Realistic results.json documents for the tests, valid by
+harness/schema/results.schema.json (reports/tests/test_sample_results.py).
 
 Shaped like harness/results/results_writer.cpp output: case ids as the suite
 builds them ("workload+variant/model/precision/optimizer@tag"), the writer's
 extra keys (tag, scaler_enabled, wall_seconds, ...) that readers must ignore
 or treat as optional.  Numbers are derived the way the harness derives them
 (deviation from the loss arrays, median/min/max/IQR from the repetitions,
-GradScaler-style scale trajectory), so a test can recompute any table cell
-from the JSON.
+speedup over the fp32 baseline, GradScaler-style scale trajectory), so a
+test can recompute any table cell from the JSON.
 """
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import json
 
 import numpy as np
+
+from reference.python import results_file
+from reference.python.results_file import SCHEMA_NAME, SCHEMA_VERSION
 
 TOLERANCE = {"fp16": 0.01, "o2": 0.01, "o3": 0.01, "bf16": 0.03}
 NOISE = {"fp32": 0.0, "fp16": 5e-4, "o2": 6e-4, "o3": 8e-4, "bf16": 4e-3}
@@ -22,6 +28,7 @@ BASE_RATE = {"mlp": 50000.0, "cnn": 4000.0, "transformer": 1500.0}
 OTHER_MODEL_RATE = 2500.0   # users' own models: any name works
 PRECISIONS = ("fp32", "fp16", "bf16")
 SKIPPED_STEP = 3       # the fp16 step whose gradients overflow
+BATCH = 64
 
 
 def make_results(*, gpu="NVIDIA A100-SXM4-40GB", libtorch="2.11.0", speed=1.0,
@@ -41,15 +48,26 @@ def make_results(*, gpu="NVIDIA A100-SXM4-40GB", libtorch="2.11.0", speed=1.0,
         cases += _negative_controls(rng, steps)
     if ddp:
         cases += _ddp_cases(rng, steps, speed)
-    cases += [_skipped_case(f"dataparallel/mlp/{p}/sgd", "dataparallel", "mlp", p, "sgd",
+    cases += [_skipped_case(f"dataparallel/mlp/{p}/sgd", "dataparallel", "mlp", p, "sgd", steps,
                             "DataParallel needs at least 2 CUDA devices, found 1")
               for p in ("fp32", "fp16", "bf16")]
+    _derive_speedups(cases)
     return {
-        "schema": "ampbench.results", "schema_version": 1, "suite": "smoke",
+        "schema": SCHEMA_NAME, "schema_version": SCHEMA_VERSION, "suite": "smoke",
         "suite_file": "suites/smoke.json", "started_utc": "2026-11-29T10:00:00Z",
         "finished_utc": "2026-11-29T10:02:00Z", "complete": True,
         "env": make_env(gpu, libtorch), "cases": cases,
     }
+
+
+def _derive_speedups(cases) -> None:
+    """speedup_vs_fp32 as the harness writes it: null for baselines and for
+    cases whose baseline was not timed."""
+    by_id = {c["id"]: c for c in cases}
+    for case in cases:
+        base = by_id.get(case["baseline_id"]) if case["baseline_id"] else None
+        if case["throughput"] and base and base["throughput"]:
+            case["throughput"]["speedup_vs_fp32"] = case["throughput"]["median"] / base["throughput"]["median"]
 
 
 def make_env(gpu, libtorch) -> dict:
@@ -79,12 +97,12 @@ def _precision_triplet(rng, workload, model, optimizer, steps, speed, skipped, p
     for precision in precisions:
         case_id = f"{workload}/{model}/{precision}/{optimizer}"
         if case_id in skipped:
-            cases.append(_skipped_case(case_id, workload, model, precision, optimizer,
+            cases.append(_skipped_case(case_id, workload, model, precision, optimizer, steps,
                                        "bf16 disabled for this model in the suite profile"))
             continue
         loss = fp32_loss * (1 + NOISE[precision] * rng.standard_normal(steps))
         case = _case(case_id, workload, model, precision, optimizer, steps, loss)
-        case["throughput"] = _throughput(rng, base_rate(model) * SPEEDUP[precision] * speed)
+        case["throughput"] = _throughput(rng, base_rate(model) * SPEEDUP[precision] * speed, model)
         if precision != "fp32":
             case["baseline_id"] = base_id
             case["check"] = _check(loss, fp32_loss, TOLERANCE[precision])
@@ -106,7 +124,7 @@ def _tagged_pair(rng, steps, speed) -> list:
     case["baseline_id"] = base["id"]
     case["check"] = _check(loss, fp32_loss, TOLERANCE["fp16"])
     for c in (base, case):
-        c["throughput"] = _throughput(rng, BASE_RATE["mlp"] * SPEEDUP[c["precision"]] * speed)
+        c["throughput"] = _throughput(rng, BASE_RATE["mlp"] * SPEEDUP[c["precision"]] * speed, "mlp")
     return [base, case]
 
 
@@ -138,10 +156,10 @@ def _ddp_cases(rng, steps, speed, workload="ddp", tag="", efficiency=0.9) -> lis
         case = _case(f"{workload}/mlp/{precision}/sgd{suffix}", workload, "mlp", precision, "sgd", steps,
                      loss, world_size=2, tag=tag)
         rate = BASE_RATE["mlp"] * SPEEDUP[precision] * speed
-        case["throughput"] = _throughput(rng, 2 * efficiency * rate)
+        case["throughput"] = _throughput(rng, 2 * efficiency * rate, "mlp")
         case["ddp"] = {"per_rank_samples_per_s": [(efficiency + 0.01) * rate, (efficiency - 0.01) * rate],
                        "aggregate_samples_per_s": 2 * efficiency * rate, "scaling_efficiency": efficiency,
-                       "replicas": 2}
+                       "replicas": 2, "backend": "nccl"}
         if precision != "fp32":
             case["baseline_id"] = f"{workload}/mlp/fp32/sgd{suffix}"
             case["check"] = _check(loss, fp32_loss, TOLERANCE[precision])
@@ -157,7 +175,7 @@ def _case(case_id, workload, model, precision, optimizer, steps, loss, *, varian
         "id": case_id, "workload": workload, "variant": variant, "model": model,
         "precision": precision, "optimizer": optimizer, "tag": tag,
         "scaler_enabled": scaled, "device": "cuda",
-        "world_size": world_size, "batch_size": 64, "steps": steps, "seed": 1,
+        "world_size": world_size, "batch_size": BATCH, "steps": steps, "seed": 1,
         "expect": expect, "status": status, "conforms": status == expect, "reason": None,
         "baseline_id": None,
         "trajectory": {"loss": [float(v) for v in loss], "scale": scale, "skipped": skipped},
@@ -165,9 +183,10 @@ def _case(case_id, workload, model, precision, optimizer, steps, loss, *, varian
     }
 
 
-def _skipped_case(case_id, workload, model, precision, optimizer, reason) -> dict:
-    case = _case(case_id, workload, model, precision, optimizer, 0, [])
-    case.update(status="skipped", conforms=None, reason=reason, trajectory=None,
+def _skipped_case(case_id, workload, model, precision, optimizer, steps, reason) -> dict:
+    case = _case(case_id, workload, model, precision, optimizer, steps, [])
+    case.update(status="skipped", conforms=None, reason=reason,
+                trajectory={"loss": [], "scale": [], "skipped": []},
                 baseline_id=None if precision == "fp32" else case_id.replace(precision, "fp32"))
     return case
 
@@ -209,15 +228,19 @@ def _check(loss, fp32_loss, tol) -> dict:
     }
 
 
-def _throughput(rng, rate, reps=5) -> dict:
+def _throughput(rng, rate, model, reps=5) -> dict:
     samples = rate * (1 + 0.02 * rng.standard_normal(reps))
     q1, q3 = np.percentile(samples, [25, 75])
+    median, stddev = float(np.median(samples)), float(samples.std(ddof=1))
+    flops = FLOPS_PER_SAMPLE.get(model, OTHER_MODEL_FLOPS)
     return {
-        "unit": "samples/s", "input": "cached", "warmup_steps": 3, "measured_steps": 10,
-        "repetitions": reps, "samples_per_s": [float(s) for s in samples],
-        "median": float(np.median(samples)), "min": float(samples.min()),
-        "max": float(samples.max()), "iqr": float(q3 - q1), "peak_memory_bytes": 123456789,
-        "peak_memory_kind": "cuda_max_allocated",
+        "unit": "samples/s", "timing": "cuda_events", "input": "cached", "warmup_steps": 3,
+        "measured_steps": 10, "repetitions": reps, "samples_per_s": [float(s) for s in samples],
+        "median": median, "min": float(samples.min()), "max": float(samples.max()),
+        "iqr": float(q3 - q1), "stddev": stddev, "cv": stddev / float(samples.mean()),
+        "step_time_ms": 1e3 * BATCH / median, "training_flops_per_sample": flops,
+        "achieved_flops_per_s": median * flops, "speedup_vs_fp32": None,
+        "peak_memory_bytes": 123456789, "peak_memory_kind": "cuda_max_allocated",
     }
 
 
@@ -274,7 +297,7 @@ def add_grad_health(doc) -> dict:
     overflow step (SKIPPED_STEP) has non-finite values."""
     rng = np.random.default_rng(11)
     for case in doc["cases"]:
-        if case["precision"] not in ("fp32", "fp16") or not case["trajectory"]:
+        if case["precision"] not in ("fp32", "fp16") or not case["trajectory"]["scale"]:
             continue
         scale = case["trajectory"]["scale"]
         steps = len(scale)
@@ -292,9 +315,12 @@ def add_grad_health(doc) -> dict:
 
 # -- suites the size of the real ones -------------------------------------------------
 
-SMOKE_WORKLOADS = ("plain", "clip_norm", "clip_value", "penalty", "accumulation", "resume")
+SMOKE_WORKLOADS = ("plain", "clip_norm", "clip_value", "penalty", "accumulation", "multi")
 SMOKE_PRECISIONS = ("fp32", "fp16", "o2", "o3", "bf16")
-# Real architectures and users' own models, for the suite grown 5x.
+# Real architectures and users' own models, for the suite grown 5x.  The
+# schema's model enum does not have them: a test of the grown suite adds them
+# the way a new model family is added (docs/extending.md), see
+# schema_with_more_models().
 MORE_MODELS = ("resnet18", "vit_tiny", "gpt2_small", "bert_base", "unet", "llama_tiny", "wav2vec",
                "dlrm", "my_model")
 SMOKE_SUITE_CASES = 150   # `ampbench run --suite smoke --device cpu`: what "5x" is measured against
@@ -318,3 +344,19 @@ def smoke_like(grown: bool = False, **overrides) -> dict:
     doc["cases"] += _ddp_cases(rng, shape["steps"], 1.0, workload="dataparallel", tag="2replicas",
                                efficiency=0.6)
     return add_grad_health(add_utilisation(doc))
+
+
+@contextlib.contextmanager
+def schema_with_more_models():
+    """The loader validating against a schema whose model enum has
+    MORE_MODELS, as adding those families would make it (docs/extending.md)."""
+    schema = copy.deepcopy(results_file.load_schema())
+    schema["$defs"]["case"]["properties"]["model"]["enum"] += list(MORE_MODELS)
+    published = results_file.load_schema
+    results_file.load_schema = lambda: schema
+    results_file._validator.cache_clear()
+    try:
+        yield
+    finally:
+        results_file.load_schema = published
+        results_file._validator.cache_clear()

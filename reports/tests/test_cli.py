@@ -71,7 +71,7 @@ def test_schema_version_mismatch_exits_2(tmp_path, capsys):
     doc["schema_version"] = 3
     path = write_results(tmp_path / "v3.json", doc)
     assert main([path, "--out", str(tmp_path / "report")]) == 2
-    assert "schema_version is 3" in assert_one_error_line(capsys, path)
+    assert ".schema_version: is 3" in assert_one_error_line(capsys, path)
 
 
 def test_one_bad_file_among_several_is_named(tmp_path, capsys):

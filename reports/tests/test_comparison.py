@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from reference.python.results_file import Expect, Status
 from reports import build_report
 from reports.document import build_document
 from reports.figures.ratio import ratio_figure
@@ -112,8 +113,8 @@ def test_comparison_report_sorts_and_calls_out(tmp_path):
     summary = md[:md.index("## Environment")]
     assert "run2 against run1:" in summary and "Slower: [" in summary
     assert summary.index("run2 against run1:") < summary.index("run1: CONFORMING")  # the comparison leads
-    controls = [c for c in runs[0].cases if c["expect"] == "fail"]
-    caught = sum(1 for c in controls if c["status"] == "fail")
+    controls = [c for c in runs[0].cases if c.expect is Expect.FAIL]
+    caught = sum(1 for c in controls if c.status is Status.FAIL)
     assert f"Controls: {caught} of {len(controls)} caught, teeth margin" in summary  # one line per file
     assert "| model | precision | run1 samples/s | run2 samples/s | ratio run2/run1 (interval)" in summary
     table = md[md.index("### Per-case change, run2 against run1"):].split("\n\n")[2]
@@ -130,7 +131,7 @@ def test_several_runs_each_compared_with_the_first(tmp_path):
     runs = load_runs(paths)
     verdicts = [{r.verdict for r in compare_runs(runs[0], other)} for other in runs[1:]]
     assert verdicts == [{REGRESSION}, {IMPROVEMENT}]
-    timed = sum(1 for c in runs[0].cases if c["throughput"])
+    timed = sum(1 for c in runs[0].cases if c.throughput)
     out = tmp_path / "report"
     build_report(paths, out, jobs=1)
     md = (out / "report.md").read_text()

@@ -13,7 +13,15 @@ import pytest
 from reports.figures.legibility import check_results, problems
 from reports.figures.throughput import throughput_figure
 from reports.runs import load_runs
-from reports.tests.sample_results import SMOKE_SUITE_CASES, make_results, smoke_like, write_results
+from reports.tests.sample_results import (SMOKE_SUITE_CASES, make_results, schema_with_more_models, smoke_like,
+                                          write_results)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def more_models():
+    """The grown suite's models are future families: the schema lists them."""
+    with schema_with_more_models():
+        yield
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +61,7 @@ def test_legend_on_the_curves_is_caught(suites):
     """A legend inside a busy panel (matplotlib's "best" finds no empty spot)."""
     run = load_runs([suites["smoke"]])[0]
     from reports.figures.curves import deviation_figure
-    cases = [c for c in run.cases if c["workload"] == "clip_norm"]
+    cases = [c for c in run.cases if c.workload == "clip_norm"]
     fig = deviation_figure(run, "clip_norm", cases)
     assert problems(fig) == []
     for legend in list(fig.legends):
@@ -82,7 +90,7 @@ def test_cases_told_apart_only_by_their_id_get_their_own_bars(tmp_path):
     run = load_runs([write_results(tmp_path / "r.json", doc)])[0]
     fig = throughput_figure(run)
     bars = [round(p.get_x(), 6) for ax in fig.axes for p in ax.patches]
-    timed = [c for c in run.cases if c["throughput"]]
+    timed = [c for c in run.cases if c.throughput]
     assert len(bars) == len(timed) and len(set(bars)) == len(bars)
     labels = [t.get_text() for ax in fig.axes for t in ax.get_xticklabels()]
     assert "mlp\n+fused" in labels and "mlp\n+scaler" in labels

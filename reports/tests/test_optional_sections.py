@@ -1,21 +1,25 @@
 """Sections that exist only when a results file carries the data:
-hardware ceilings (env.ceilings), utilisation (throughput FLOP fields) and
-gradient health (case.grad_health).  Older files have none of them and must
-get a report without those sections, not an error."""
+hardware ceilings (env.ceilings), utilisation (the timed cases' FLOP/s, and
+their MFU when ceilings were measured) and gradient health
+(case.grad_health).  A file without them gets a report without those
+sections, not an error."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import numpy as np
 import pytest
 from matplotlib.colors import to_hex
 
+from reference.python.results_file import parse_results
 from reports import build_report
 from reports.figures import underflow, utilisation
 from reports.figures.style import PRECISION_COLORS
 from reports.gradients import AT_SCALE_1, mean_fraction
 from reports.runs import Run, load_runs
+from reports.tables import fmt_measure
 from reports.tests.sample_results import (CPU_CEILINGS, add_grad_health, add_utilisation,
                                           make_results, write_results)
 from reports.tests.test_report import expected_run_figures, read, table_with
@@ -53,7 +57,9 @@ def with_everything(doc) -> dict:
     for case_id, fields in UTILISATION.items():
         by_id[case_id]["throughput"].update(fields)
     for case_id, health in GRAD_HEALTH.items():
-        by_id[case_id]["grad_health"] = health
+        by_id[case_id]["grad_health"] = copy.deepcopy(health)  # tests edit their copy
+    # A speedup the writer left null (its baseline not joined): the report joins it itself.
+    by_id[FP16 + "@inject"]["throughput"]["speedup_vs_fp32"] = None
     return doc
 
 
@@ -71,7 +77,7 @@ def rows_of(md: str, header: str) -> dict:
 
 
 def run_of(doc) -> Run:
-    return Run(1, Path("r.json"), doc)
+    return Run(1, Path("r.json"), parse_results(doc))
 
 
 @pytest.fixture(scope="module")
@@ -133,12 +139,13 @@ def test_utilisation_table_has_exact_numbers(everything):
     assert set(table) == measured and not any(i.startswith("dataparallel") for i in table)
 
 
-def test_case_without_flop_fields_gets_dashes_and_computed_speedup(everything):
+def test_case_without_mfu_gets_dashes_and_computed_speedup(everything):
     doc, _, md = everything
     by_id = {c["id"]: c for c in doc["cases"]}
     fp16, fp32 = by_id[FP16 + "@inject"]["throughput"], by_id[FP32 + "@inject"]["throughput"]
     row = rows_of(md, "MFU (% of matmul ceiling)")[FP16 + "@inject"]
-    assert row == (FP16 + "@inject", "fp16", "—", "—", f"{fp16['median'] / fp32['median']:.2f}×", "—")
+    assert row == (FP16 + "@inject", "fp16", fmt_measure(fp16["achieved_flops_per_s"] / 1e9), "—",
+                   f"{fp16['median'] / fp32['median']:.2f}×", "—")
 
 
 def test_utilisation_figure_is_drawn_and_linked(everything):
@@ -169,12 +176,10 @@ def test_achieved_flops_without_ceilings_gives_table_but_no_figure(tmp_path):
     assert utilisation.utilisation_figure(run_of(doc)) is None
 
 
-def test_nulls_everywhere_leave_the_section_out(tmp_path):
-    """A writer that emits every new field as null measured nothing."""
+def test_no_timed_case_leaves_the_section_out(tmp_path):
     doc = small_doc()
     for case in doc["cases"]:
-        if case["throughput"]:
-            case["throughput"].update(dict.fromkeys(UTILISATION[FP32], None))
+        case["throughput"] = None
     _, md = build(tmp_path, doc)
     assert "Utilisation" not in headings(md)
 
@@ -222,22 +227,22 @@ def test_underflow_figure_draws_fp16_with_dashed_fp32_baseline():
 def test_underflow_floor_drops_below_tiny_fractions():
     doc = with_everything(small_doc())
     fp16 = next(c for c in doc["cases"] if c["id"] == FP16)
-    fp16["grad_health"]["underflow_fp16_fraction_at_scale"] = [0.0, 3e-9, None]
+    fp16["grad_health"]["underflow_fp16_fraction_at_scale"] = [0.0, 3e-9, 0.5]
     fig = underflow.underflow_figure(run_of(doc))
     scaled = next(l for l in fig.axes[0].get_lines() if l.get_label() == "fp16, at the scaler's scale")
     y = scaled.get_ydata()
-    assert y[0] == pytest.approx(1e-10) and y[1] == pytest.approx(3e-9) and np.isnan(y[2])
+    assert y[0] == pytest.approx(1e-10) and y[1] == pytest.approx(3e-9) and y[2] == pytest.approx(0.5)
 
 
 def test_underflow_figure_keeps_the_worst_cases_when_there_are_many():
     doc = add_grad_health(make_results(optimizers=("sgd", "adamw")))
     run = run_of(doc)
-    fp16 = [c for c in doc["cases"] if c["precision"] == "fp16" and c.get("grad_health")]
+    fp16 = [c for c in run.cases if c.precision == "fp16" and c.grad_health]
     assert len(fp16) > underflow.MAX_PANELS
     fig = underflow.underflow_figure(run)
     titles = [ax.get_title() for ax in fig.axes if ax.get_visible()]
     ranked = sorted(fp16, key=lambda c: -mean_fraction(c, AT_SCALE_1))
-    assert titles == [c["id"] for c in ranked[:underflow.MAX_PANELS]]
+    assert titles == [c.id for c in ranked[:underflow.MAX_PANELS]]
     assert f"{underflow.MAX_PANELS} of {len(fp16)} fp16 cases" in fig.get_suptitle()
 
 
@@ -260,11 +265,13 @@ def test_null_grad_health_is_no_grad_health(tmp_path):
 
 # -- older files and a full suite --------------------------------------------------------
 
-def test_older_file_has_none_of_the_sections(single):
+def test_a_file_without_ceilings_or_grad_health_has_none_of_their_sections(single):
     doc, report = single
     md = read(report, "report.md")
-    for title in ("Hardware ceilings", "Utilisation", "Why the scaler matters"):
+    for title in ("Hardware ceilings", "Why the scaler matters"):
         assert title not in headings(md)
+    # Every timed case has its achieved FLOP/s; without ceilings there is no MFU to draw.
+    assert "Utilisation" in headings(md)
     assert not list(report.glob("*_utilisation.png")) and not list(report.glob("*_underflow.png"))
     assert "Throughput" in headings(md)  # the rest of the report is untouched
 
@@ -292,4 +299,4 @@ def test_loaded_runs_keep_the_new_fields(tmp_path):
     doc = with_everything(small_doc())
     (run,) = load_runs([write_results(tmp_path / "r.json", doc)])
     assert run.env["ceilings"] == CPU_CEILINGS
-    assert run.case(FP16)["grad_health"] == GRAD_HEALTH[FP16]
+    assert run.case(FP16).grad_health == GRAD_HEALTH[FP16]

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from matplotlib.image import imread
 
+from reference.python.results_file import parse_results
 from reports import build_report
 from reports.figures import curves, throughput
 from reports.figures.style import PRECISION_COLORS
@@ -25,10 +26,9 @@ def expected_run_figures(doc, tag) -> set:
     """Figure names the fixture's structure calls for (see figures/__init__)."""
     cases = doc["cases"]
     # loss curves leave negative controls to the deviation figure
-    with_loss = {c["workload"] for c in cases
-                 if c["expect"] == "pass" and c["trajectory"] and c["trajectory"]["loss"]}
+    with_loss = {c["workload"] for c in cases if c["expect"] == "pass" and c["trajectory"]["loss"]}
     checked = {c["workload"] for c in cases if c["check"]}
-    fp16 = {c["workload"] for c in cases if c["precision"] == "fp16" and c["trajectory"]}
+    fp16 = {c["workload"] for c in cases if c["precision"] == "fp16" and c["trajectory"]["scale"]}
     names = {f"{tag}_throughput.png"}
     names |= {f"{tag}_loss_{w}.png" for w in with_loss}
     names |= {f"{tag}_deviation_{w}.png" for w in checked}
@@ -120,7 +120,7 @@ def test_figures_are_readable_pngs(pair):
 
 def test_precision_colours_are_fixed_across_figures(tmp_path):
     run = load_runs([write_results(tmp_path / "r.json", make_results())])[0]
-    cases = [c for c in run.cases if c["workload"] == "clip_norm"]
+    cases = [c for c in run.cases if c.workload == "clip_norm"]
     figs = [curves.loss_figure(run, "clip_norm", cases),
             curves.deviation_figure(run, "clip_norm", cases),
             curves.scale_figure(run, "clip_norm", cases)]
@@ -257,9 +257,9 @@ def test_cpp_against_python_gets_a_per_case_ratio_figure(tmp_path):
     eager["env"].update(implementation="python", python_torch_compile=False)
     paths = [write_results(tmp_path / "c.json", cpp), write_results(tmp_path / "e.json", eager)]
     runs = load_runs(paths)
-    case = next(c for c in runs[0].cases if c["throughput"])
-    assert ratio(case, runs[1].case(case["id"])) == pytest.approx(
-        case["throughput"]["median"] / runs[1].case(case["id"])["throughput"]["median"])
+    case = next(c for c in runs[0].cases if c.throughput)
+    assert ratio(case, runs[1].case(case.id)) == pytest.approx(
+        case.throughput.median / runs[1].case(case.id).throughput.median)
     fig = implementation_figure(runs)
     assert fig is not None and "C++ / Python eager" in fig.legends[0].get_texts()[0].get_text()
     out = tmp_path / "report"
@@ -271,14 +271,18 @@ def test_cpp_against_python_gets_a_per_case_ratio_figure(tmp_path):
 def test_incomplete_run_is_flagged():
     doc = make_results()
     doc["complete"], doc["finished_utc"] = False, None
-    assert "incomplete" in run_warnings(Run(1, Path("r.json"), doc))[0]
+    assert "incomplete" in run_warnings(run_of(doc))[0]
+
+
+def run_of(doc) -> Run:
+    return Run(1, Path("r.json"), parse_results(doc))
 
 
 def test_kill_count_mentions_skipped_controls():
     doc = make_results()
     control = next(c for c in doc["cases"] if c["expect"] == "fail" and c["status"] == "pass")
-    control["status"] = "skipped"
-    assert negative_control_line(doc["cases"]) == "1 of 2 negative controls caught (1 skipped)"
+    control.update(status="skipped", conforms=None, reason="not run")
+    assert negative_control_line(run_of(doc).cases) == "1 of 2 negative controls caught (1 skipped)"
 
 
 def test_run_that_just_started_still_reports(tmp_path):
@@ -293,12 +297,14 @@ def test_run_that_just_started_still_reports(tmp_path):
 
 def test_fp32_that_is_not_ieee_is_flagged():
     doc = make_results()
-    doc["env"]["float32_math"] = {"fp32_is_ieee": False,
-                                  "fp32_not_ieee_reasons": ["NVIDIA_TF32_OVERRIDE=1 is set"]}
-    (warning,) = run_warnings(Run(1, Path("r.json"), doc))
+    settings = {"precision": {}, "legacy": {}, "cublas_reduction": {}, "env_overrides": {}}
+    math = {"process_default": settings, "in_cases": settings, "in_cases_ieee": True}
+    doc["env"]["float32_math"] = dict(math, fp32_is_ieee=False,
+                                      fp32_not_ieee_reasons=["NVIDIA_TF32_OVERRIDE=1 is set"])
+    (warning,) = run_warnings(run_of(doc))
     assert "fp32 is not IEEE float32" in warning and "NVIDIA_TF32_OVERRIDE=1 is set" in warning
-    doc["env"]["float32_math"] = {"fp32_is_ieee": True, "fp32_not_ieee_reasons": []}
-    assert run_warnings(Run(1, Path("r.json"), doc)) == []
+    doc["env"]["float32_math"] = dict(math, fp32_is_ieee=True, fp32_not_ieee_reasons=[])
+    assert run_warnings(run_of(doc)) == []
 
 
 def test_a_skipped_tf32_case_is_reported(tmp_path):
@@ -306,7 +312,8 @@ def test_a_skipped_tf32_case_is_reported(tmp_path):
     base = next(c for c in doc["cases"] if c["id"] == "plain/mlp/fp32/sgd")
     tf32 = dict(base, id="plain/mlp/tf32/sgd", precision="tf32", status="skipped", conforms=None,
                 reason="tf32 is CUDA tensor-core math; on cpu it would be IEEE fp32, identical to the baseline",
-                trajectory=None, throughput=None, baseline_id="plain/mlp/fp32/sgd")
+                trajectory={"loss": [], "scale": [], "skipped": []}, check=None, throughput=None,
+                baseline_id="plain/mlp/fp32/sgd")
     doc["cases"].insert(doc["cases"].index(base) + 3, tf32)
     out = tmp_path / "report"
     build_report([write_results(tmp_path / "r.json", doc)], out, jobs=1)

@@ -111,7 +111,9 @@ def test_headline_per_model_and_precision_matches_the_json(tmp_path):
 
 def test_environment_is_one_line_with_long_values_folded(tmp_path):
     doc = make_results()
-    doc["env"]["float32_math"] = {f"flag_{k}": "some long setting value" for k in range(20)}
+    settings = {"precision": {}, "legacy": {}, "cublas_reduction": {}, "env_overrides": {}}
+    doc["env"]["float32_math"] = {**{f"flag_{k}": "some long setting value" for k in range(20)},
+                                  "process_default": settings, "in_cases": settings, "in_cases_ieee": True}
     runs = load_runs([write_results(tmp_path / "r.json", doc)])
     blocks = build_document(runs, [])
     md, html = render_markdown(blocks), render_html(blocks)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from reference.python.bench import main
+from reference.python.results_file import Status, load_results
 
 TINY_SUITE = {
     "name": "tiny-compile",
@@ -23,14 +24,14 @@ def _run(tmp_path, *flags):
     suite.write_text(json.dumps(TINY_SUITE))
     out = tmp_path / ("compiled.json" if flags else "eager.json")
     assert main(["--suite", str(suite), "--device", "cpu", "--out", str(out), *flags]) == 0
-    return json.loads(out.read_text())
+    return load_results(out)
 
 
 def test_compiled_models_train_like_eager_ones_and_the_results_say_so(tmp_path):
     eager, compiled = _run(tmp_path), _run(tmp_path, "--compile")
-    assert eager["env"]["python_torch_compile"] is False
-    assert compiled["env"]["python_torch_compile"] is True
-    (e,), (c,) = eager["cases"], compiled["cases"]
-    assert c["status"] == "pass" and c["throughput"]["median"] > 0
-    for a, b in zip(e["trajectory"]["loss"], c["trajectory"]["loss"]):
+    assert eager.env["python_torch_compile"] is False
+    assert compiled.env["python_torch_compile"] is True
+    (e,), (c,) = eager.cases, compiled.cases
+    assert c.status is Status.PASS and c.throughput.median > 0
+    for a, b in zip(e.trajectory.loss, c.trajectory.loss):
         assert abs(a - b) <= 1e-5 * abs(a), (a, b)

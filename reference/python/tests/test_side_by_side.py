@@ -1,17 +1,22 @@
 import json
 import sys
+from pathlib import Path
 
 import pytest
 
 from reference.python import side_by_side
 from reference.python.side_by_side import main, summarize
 
-# A stand-in for either implementation: writes the results JSON its --out
+ROOT = Path(__file__).resolve().parents[3]
+
+# A stand-in for either implementation: writes the results file its --out
 # names (a folder for ampbench, a file for the bench) with the medians given
 # in its argv, after logging which side ran.
 FAKE = r'''
 import json, sys
 from pathlib import Path
+sys.path.insert(0, ROOT)
+from reference.python.tests.results_samples import case_doc, results_doc
 side, log, medians = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 argv = sys.argv[4:]
 out = Path(argv[argv.index("--out") + 1])
@@ -23,8 +28,8 @@ with open(log, "a") as f:
     f.write(f"{side} {suite['throughput']['measured_steps']}\n")
 if medians is None:
     sys.exit(3)
-out.write_text(json.dumps({"cases": [{"id": i, "throughput": {"median": m}} for i, m in medians.items()]}))
-'''
+out.write_text(json.dumps(results_doc([case_doc(i, throughput={"median": m}) for i, m in medians.items()])))
+'''.replace("ROOT", repr(str(ROOT)))
 
 
 @pytest.fixture

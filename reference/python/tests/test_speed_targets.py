@@ -1,16 +1,15 @@
 import json
 
 from reference.python.speed_targets import main
+from reference.python.tests.results_samples import case_doc, results_doc, write_doc
 
 
 def case(id_, model="decoder", precision="bf16", status="pass", **throughput):
-    return {"id": id_, "model": model, "precision": precision, "status": status,
-            "throughput": throughput or None}
+    return case_doc(id_, status=status, throughput=throughput or None, model=model, precision=precision)
 
 
 def write(path, cases):
-    path.write_text(json.dumps({"cases": cases}))
-    return str(path)
+    return write_doc(path, cases)
 
 
 def rows_of(out):
@@ -55,8 +54,9 @@ def test_cpp_against_python_with_the_higher_bound_for_small_graph_cases(tmp_path
     assert "1 met, 1 missed, 0 not measured" in capsys.readouterr().out
 
 
-def test_unreadable_files_exit_2(tmp_path):
+def test_unreadable_files_exit_2(tmp_path, capsys):
     assert main(["--large", str(tmp_path / "missing.json")]) == 2
-    (tmp_path / "bad.json").write_text("{\"cases\": 3}")
+    (tmp_path / "bad.json").write_text(json.dumps(dict(results_doc([]), cases=3)))
     assert main(["--large", str(tmp_path / "bad.json")]) == 2
+    assert "bad.json: .cases: 3 is not of type 'array'" in capsys.readouterr().err
     assert main([]) == 2

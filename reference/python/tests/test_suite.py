@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from reference.python.bench import main as bench_main
+from reference.python.results_file import SCHEMA_NAME, SCHEMA_VERSION, Status, load_results
 from reference.python.suite import SuiteError, load_suite, parse_suite
 
 BINARY = os.environ.get("AMPBENCH_BINARY", "")
@@ -74,7 +75,7 @@ def test_bench_writes_the_results_schema(tmp_path):
     out = tmp_path / "results.json"
     assert bench_main(["--suite", str(suite), "--out", str(out), "--device", "cpu"]) == 0
     doc = json.loads(out.read_text())
-    assert doc["schema"] == "ampbench.results" and doc["schema_version"] == 1 and doc["complete"]
+    assert doc["schema"] == SCHEMA_NAME and doc["schema_version"] == SCHEMA_VERSION and doc["complete"]
     assert doc["env"]["implementation"] == "python"
     for key in ("host", "os", "cpu_model", "cpu_cores", "device", "gpu_name", "gpu_count", "compute_capability",
                 "driver", "cuda_runtime", "cudnn", "nccl", "libtorch_version", "torch_build", "compiler",
@@ -88,9 +89,9 @@ def test_bench_writes_the_results_schema(tmp_path):
     assert tp["unit"] == "samples/s" and tp["repetitions"] == 2 and len(tp["samples_per_s"]) == 2
     assert tp["min"] <= tp["median"] <= tp["max"]
     assert len(case["trajectory"]["loss"]) == 2
-    # The report tooling reads it.
-    from reports.schema import load_results
-    load_results(out)
+    # Every reader goes through the one loader: the file is valid by the schema.
+    results = load_results(out)
+    assert [c.status for c in results.cases] == [Status.PASS, Status.PASS]
 
 
 def _tf32_suite(tf32_row: bool, cases=None, precisions=("fp32", "tf32")) -> str:
@@ -134,11 +135,11 @@ def test_bench_skips_tf32_with_the_cpp_reason(tmp_path):
     suite.write_text(json.dumps(doc))
     out = tmp_path / "results.json"
     assert bench_main(["--suite", str(suite), "--device", "cpu", "--out", str(out), "--threads", "1"]) == 0
-    cases = {c["id"]: c for c in json.loads(out.read_text())["cases"]}
-    tf32 = cases["plain/mlp/tf32/sgd"]
-    assert tf32["status"] == "skipped" and tf32["conforms"] is None
-    assert tf32["reason"] == "tf32 is CUDA tensor-core math; on cpu it would be IEEE fp32, identical to the baseline"
-    assert cases["plain/mlp/fp32/sgd"]["status"] == "pass"
+    results = load_results(out)
+    tf32 = results.case("plain/mlp/tf32/sgd")
+    assert tf32.status is Status.SKIPPED and tf32.conforms is None
+    assert tf32.reason == "tf32 is CUDA tensor-core math; on cpu it would be IEEE fp32, identical to the baseline"
+    assert results.case("plain/mlp/fp32/sgd").status is Status.PASS
 
 
 def test_with_optimizer_impl_renames_cases_and_their_baselines_as_the_cpp_ids():

@@ -1,12 +1,9 @@
-import json
-
+from reference.python.tests.results_samples import case_doc, write_doc
 from reference.python.throughput_ratio import main
 
 
 def results(path, medians):
-    cases = [{"id": i, "throughput": {"median": m} if m else None} for i, m in medians.items()]
-    path.write_text(json.dumps({"cases": cases}))
-    return str(path)
+    return write_doc(path, [case_doc(i, throughput={"median": m} if m else None) for i, m in medians.items()])
 
 
 def test_ratios_and_geometric_mean(tmp_path, capsys):
@@ -19,12 +16,15 @@ def test_ratios_and_geometric_mean(tmp_path, capsys):
     assert "only_cpp" not in out and "unmeasured" not in out
 
 
-def test_nothing_in_common_or_unreadable_exits_2(tmp_path):
+def test_nothing_in_common_or_unreadable_exits_2(tmp_path, capsys):
     a = results(tmp_path / "a.json", {"x": 1.0})
     b = results(tmp_path / "b.json", {"y": 1.0})
     assert main([a, b]) == 2
     assert main([a, str(tmp_path / "missing.json")]) == 2
     assert main([a]) == 2
+    (tmp_path / "bare.json").write_text('{"cases": []}')
+    assert main([a, str(tmp_path / "bare.json")]) == 2
+    assert "bare.json: .schema: is None, expected 'ampbench.results'" in capsys.readouterr().err
 
 
 def test_a_cuda_graph_case_is_measured_against_pythons_uncaptured_one(tmp_path, capsys):
