@@ -12,13 +12,14 @@ PY="$AMPBENCH_HOME/venv/bin/python"
 FUZZ_DIR="${AMPBENCH_FUZZ_DIR:-$ROOT/build-fuzz}"
 CXX="${AMPBENCH_FUZZ_CXX:-clang++}"
 command -v "$CXX" >/dev/null || { echo "fuzz: error: $CXX not found (Debian package clang; ci/bootstrap.sh installs it)" >&2; exit 2; }
-# c10/core/ScalarType.h (PrecisionPolicy) comes from the pinned torch wheel.
+# c10/core/ScalarType.h (PrecisionPolicy) and the model families' modules come
+# from the pinned torch wheel.
 TORCH="$("$PY" -c 'import os, torch; print(os.path.dirname(torch.__file__))')" \
   || { echo "fuzz: error: no torch in $PY; run ci/bootstrap.sh" >&2; exit 2; }
 mkdir -p "$FUZZ_DIR/bin"
 
 FLAGS=(-std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-       -I "$ROOT/harness" -isystem "$TORCH/include"
+       -I "$ROOT/harness" -isystem "$TORCH/include" -isystem "$TORCH/include/torch/csrc/api/include"
        -DAMPBENCH_SOURCE_DIR="\"$ROOT\"" -DAMPBENCH_DEFAULT_PYTHON="\"$PY\"" -DAMPBENCH_COMPILER="\"clang\"")
 # core/json.h checks every translation unit against the nlohmann/json CMake
 # configured; here the one this compiler finds is the configured one.
@@ -32,6 +33,7 @@ for part in MAJOR MINOR PATCH; do
   FLAGS+=("-DAMPBENCH_NLOHMANN_JSON_$part=$v")
 done
 C10=(-L "$TORCH/lib" -lc10 -Wl,-rpath,"$TORCH/lib")
+TORCH_LIBS=(-L "$TORCH/lib" -ltorch_cpu -lc10 -Wl,-rpath,"$TORCH/lib")
 H="$ROOT/harness"
 
 # Each source compiled alone (through ccache when present, so CI's short
@@ -44,7 +46,8 @@ build() {
   mkdir -p "$FUZZ_DIR/obj"
   for arg in "$@"; do
     if [[ "$arg" == *.cpp ]]; then
-      obj="$FUZZ_DIR/obj/$(basename "${arg%.cpp}").o"
+      # Named by path: gate/results_file.cpp and results/results_file.cpp differ.
+      obj="$FUZZ_DIR/obj/$(echo "${arg#"$ROOT"/}" | tr '/' '_' | sed 's/\.cpp$//').o"
       "${CCACHE[@]}" "$CXX" "${FLAGS[@]}" -c "$arg" -o "$obj"
       objs+=("$obj")
     else
@@ -53,11 +56,17 @@ build() {
   done
   "$CXX" "${FLAGS[@]}" "${objs[@]}" "${libs[@]}" -o "$FUZZ_DIR/bin/$name"
 }
+# A suite names model families, whose registrations carry their LibTorch
+# modules' builds: the suite target links them (and LibTorch) too.
+MODELS=("$H/models/model_family.cpp" "$H/models/model.cpp" "$H/models/flops.cpp" "$H/models/mlp.cpp"
+        "$H/models/cnn.cpp" "$H/models/transformer.cpp" "$H/models/decoder.cpp")
 build fuzz_suite "$H/fuzz/fuzz_suite.cpp" "$H/suite/suite.cpp" "$H/suite/suite_sections.cpp" "$H/suite/memory_estimate.cpp" \
-  "$H/core/precision.cpp" "$H/core/build_info.cpp" "$H/io/json_file.cpp" "$H/optim/impl.cpp" \
-  "$H/workloads/workload_traits.cpp" "${C10[@]}"
-build fuzz_results "$H/fuzz/fuzz_results.cpp" "$H/gate/results_file.cpp" "$H/io/json_file.cpp"
+  "$H/core/precision.cpp" "$H/core/build_info.cpp" "$H/io/json_file.cpp" "$H/optim/impl.cpp" "$H/spec/control.cpp" \
+  "$H/workloads/workload_traits.cpp" "${MODELS[@]}" "${TORCH_LIBS[@]}"
+build fuzz_results "$H/fuzz/fuzz_results.cpp" "$H/gate/results_file.cpp" "$H/results/results_file.cpp" \
+  "$H/results/json_fields.cpp" "$H/io/json_file.cpp"
 build fuzz_filter "$H/fuzz/fuzz_filter.cpp" "$H/runner/case_filter.cpp" "$H/core/precision.cpp" "$H/optim/impl.cpp" \
+  "$H/spec/control.cpp" \
   -lre2 "${C10[@]}"
 
 # Seed corpora: the real suites, real and sample results, typical filters.

@@ -257,14 +257,16 @@ RunOutcome run_cases_here_and_in_ranks(const RunPlan& plan, const RunArgs& args,
   const RankRunResult ranked = run_in_local_ranks(
       in_ranks, {plan.suite.path, plan.device, plan.out_dir + "/ddp-ranks", args.rank_timeout, args.no_throughput,
                  args.inject_slowdown, args.dump_dir, args.seed, args.no_mkldnn});
-  for (const nlohmann::json& c : ranked.cases) {
-    writer.add_json(c);
-    out.summary.add(tally_of(c));
+  // Each case as rank 0 wrote it, checked by the one reader on the way in.
+  const std::vector<ResultsCase>& done = ranked.rank0.cases;
+  for (std::size_t i = 0; i < done.size(); ++i) {
+    writer.add_json(ranked.rank0.doc.at("cases").at(i));
+    out.summary.add(tally_of(done[i]));
   }
-  if (ranked.cases.size() < in_ranks.size()) {
-    std::cerr << "ampbench run: error: " << in_ranks.size() - ranked.cases.size() << " of " << in_ranks.size()
+  if (done.size() < in_ranks.size()) {
+    std::cerr << "ampbench run: error: " << in_ranks.size() - done.size() << " of " << in_ranks.size()
               << " ddp cases did not finish (see the ranks' logs in " << plan.out_dir << "/ddp-ranks)\n";
-    out.summary.nonconforming += static_cast<int>(in_ranks.size() - ranked.cases.size());
+    out.summary.nonconforming += static_cast<int>(in_ranks.size() - done.size());
   }
   out.launch_exit = ranked.exit_code > 1 ? ranked.exit_code : 0;
   if (ranked.exit_code >= distributed::stopped_exit_code(1)) out.stopped = ranked.exit_code;
@@ -275,8 +277,11 @@ RunOutcome run_cases_here_and_in_ranks(const RunPlan& plan, const RunArgs& args,
 int report_run(const RunPlan& plan, const RunArgs& args, const ResultsWriter& writer, const RunOutcome& outcome,
                const nlohmann::json& env) {
   const SuiteRunSummary& summary = outcome.summary;
+  // What was written, read back by the one results reader: the table and
+  // JUnit show the file, not a second account of it.
+  const ResultsFile written = parse_results(writer.document(), plan.final_results_path());
   std::cout << "\n";
-  print_summary_table(std::cout, writer.document());
+  print_summary_table(std::cout, written);
   std::cout << "\n" << summary.passed << " conforming, " << summary.nonconforming << " not conforming, "
             << summary.skipped << " skipped; negative controls caught: " << summary.controls_caught << " of "
             << summary.controls << "\n";
@@ -285,7 +290,7 @@ int report_run(const RunPlan& plan, const RunArgs& args, const ResultsWriter& wr
   std::cout << "results: " << plan.final_results_path() << "\n";
   if (!args.junit.empty() && plan.rank0()) {
     try {
-      gate::write_run_junit(writer.document(), args.junit);
+      gate::write_run_junit(written, args.junit);
       std::cout << "junit:   " << args.junit << "\n";
     } catch (const std::exception& e) {
       std::cerr << "ampbench run: error: " << e.what() << "\n";

@@ -22,11 +22,10 @@ std::string exact_ids_filter(const std::vector<CaseSpec>& cases) {
   return re + ")$";
 }
 
-std::vector<nlohmann::json> read_rank0_cases(const std::string& path) {
+ResultsFile read_rank0_results(const std::string& path) {
   if (!std::filesystem::exists(path)) return {};
   try {
-    const nlohmann::json doc = io::read_json_file(path);
-    return doc.at("cases").get<std::vector<nlohmann::json>>();
+    return load_results(path);
   } catch (const std::exception& e) {
     std::cerr << "ampbench run: error: " << path << ": unreadable rank 0 results: " << e.what() << "\n";
     return {};
@@ -84,7 +83,7 @@ RankRunResult run_in_local_ranks(const std::vector<CaseSpec>& cases, const RankR
   std::cout << "\n" << cases.size() << " ddp cases need " << nproc << " ranks: launching them\n" << std::flush;
   RankRunResult result;
   result.exit_code = distributed::launch_local_ranks(launch);
-  result.cases = read_rank0_cases(settings.out_dir + "/results.json");
+  result.rank0 = read_rank0_results(settings.out_dir + "/results.json");
   return result;
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "results/results_file.h"
 #include "spec/case_spec.h"
 
 namespace ampbench::cli {
@@ -32,7 +33,7 @@ struct RankRunSettings {
 
 struct RankRunResult {
   int exit_code = 0;                 // the launcher's: 0, 1, or a rank failure
-  std::vector<nlohmann::json> cases;  // what rank 0 wrote, in order
+  ResultsFile rank0;                  // what rank 0 wrote (no cases when it wrote nothing readable)
 };
 
 // True for a case that must run in launched ranks when this process is not

@@ -12,7 +12,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string filter(reinterpret_cast<const char*>(data), size);
   try {
     const ampbench::CaseMatcher matches = ampbench::parse_case_filter(filter);
+    // A family of its own: the registry's would bring every module along.
+    ampbench::ModelFamily family;
+    family.name = "cnn";
     ampbench::CaseSpec c;
+    c.model = &family;
     for (const char* id : {"plain/mlp/fp16/sgd", "clip_norm+clip_before_unscale/cnn/bf16/adamw@tag", ""}) {
       c.id = id;
       c.workload = "clip_norm";

@@ -10,7 +10,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    ampbench::parse_suite(text, "fuzz.json", DeviceKind::kCpu);
+    ampbench::parse_suite(text, "fuzz.json", ampbench::DeviceKind::kCpu);
   } catch (const ampbench::SuiteError&) {
   }
   return 0;

@@ -43,10 +43,9 @@ std::string markdown_error(const std::string& message);
 // JUnit XML for one results file: one testcase per case (name
 // "conformance"); conforms false -> <failure> with the check's metrics and
 // tolerances, status "error" -> <error>, status "skipped" -> <skipped>.
-// Lenient: missing optional keys are tolerated.
-std::string run_junit(const nlohmann::json& results);
+std::string run_junit(const ResultsFile& results);
 // Writes run_junit(results) atomically; throws GateInputError on failure.
-void write_run_junit(const nlohmann::json& results, const std::string& path);
+void write_run_junit(const ResultsFile& results, const std::string& path);
 
 // Escapes & < > " ' and replaces characters XML 1.0 forbids.
 std::string xml_escape(std::string_view text);

@@ -72,8 +72,6 @@ std::string failure_body(const CheckResult& c) {
   return body;
 }
 
-std::string text_of(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
-
 }  // namespace
 
 std::string junit_report(const GateReport& r) {
@@ -134,73 +132,53 @@ std::string junit_error(const std::string& message) {
          attr("message", message) + attr("type", "unusable input") + "/>\n  </testcase>\n</testsuite>\n";
 }
 
-std::string run_junit(const json& results) {
-  const json empty_array = json::array();
-  const json empty_object = json::object();
-  const json& cases = results.is_object() && results.contains("cases") && results["cases"].is_array()
-                          ? results["cases"]
-                          : empty_array;
-  const json& env = results.is_object() && results.contains("env") && results["env"].is_object() ? results["env"]
-                                                                                                  : empty_object;
-  const std::string suite = results.is_object() ? text_of(results.value("suite", json("unknown"))) : "unknown";
-  std::size_t failures = 0;
-  std::size_t errors = 0;
-  std::size_t skipped = 0;
-  std::string body;
-  for (const json& c : cases) {
-    if (!c.is_object()) continue;
-    const std::string id = text_of(c.value("id", json("?")));
-    // Lenient on purpose (it reports on a run whatever it holds): an
-    // unreadable status counts as an error.
-    const std::string status = text_of(c.value("status", json("?")));
-    const CaseStatus parsed = parse_case_status(status).value_or(CaseStatus::kError);
-    const std::string expect = text_of(c.value("expect", json("pass")));
-    const json conforms = c.value("conforms", json());
-    const std::string reason = c.contains("reason") && c["reason"].is_string() ? c["reason"].get<std::string>() : "";
-    body += "  <testcase" + attr("classname", id) + attr("name", "conformance") + attr("time", "0");
-    if (parsed == CaseStatus::kSkipped) {
-      ++skipped;
-      body += ">\n    <skipped" + attr("message", reason.empty() ? "skipped" : reason) + "/>\n  </testcase>\n";
-    } else if (parsed == CaseStatus::kError) {
-      ++errors;
-      body += ">\n    <error" + attr("message", reason.empty() ? "error" : reason) + attr("type", "error") +
-              "/>\n  </testcase>\n";
-    } else if (!(conforms.is_boolean() && conforms.get<bool>())) {
-      ++failures;
-      std::string detail = "status " + status + ", expected " + expect + "\n";
-      if (!reason.empty()) detail += "reason: " + reason + "\n";
-      if (c.contains("check") && c["check"].is_object()) {
-        const json& chk = c["check"];
-        if (chk.contains("failures") && chk["failures"].is_array()) {
-          for (const json& f : chk["failures"]) detail += "failure: " + text_of(f) + "\n";
-        }
-        for (const char* key : {"metrics", "tolerances"}) {
-          if (chk.contains(key) && chk[key].is_object()) {
-            for (const auto& [k, v] : chk[key].items()) detail += std::string(key) + "." + k + ": " + text_of(v) + "\n";
-          }
-        }
-        if (chk.contains("first_crossing_step") && !chk["first_crossing_step"].is_null()) {
-          detail += "first_crossing_step: " + text_of(chk["first_crossing_step"]) + "\n";
-        }
-      }
-      const std::string message = "does not conform: status " + status + ", expected " + expect +
-                                  (reason.empty() ? "" : ": " + reason);
-      body += ">\n    <failure" + attr("message", message) + attr("type", "nonconformance") + ">" + xml_text(detail) +
-              "</failure>\n  </testcase>\n";
-    } else {
-      body += "/>\n";
-    }
+namespace {
+
+struct JunitCounts {
+  std::size_t failures = 0, errors = 0, skipped = 0;
+};
+
+// One case's <testcase>: skipped, error, a failure with what the check
+// measured, or a pass.
+std::string case_xml(const ResultsCase& c, JunitCounts& counts) {
+  std::string out = "  <testcase" + attr("classname", c.id) + attr("name", "conformance") + attr("time", "0");
+  if (c.status == CaseStatus::kSkipped) {
+    ++counts.skipped;
+    return out + ">\n    <skipped" + attr("message", c.reason.empty() ? "skipped" : c.reason) + "/>\n  </testcase>\n";
   }
+  if (c.status == CaseStatus::kError) {
+    ++counts.errors;
+    return out + ">\n    <error" + attr("message", c.reason.empty() ? "error" : c.reason) + attr("type", "error") +
+           "/>\n  </testcase>\n";
+  }
+  if (c.conforms == true) return out + "/>\n";
+  ++counts.failures;
+  const std::string status = to_string(c.status), expect = to_string(c.expect);
+  std::string detail = "status " + status + ", expected " + expect + "\n";
+  if (!c.reason.empty()) detail += "reason: " + c.reason + "\n";
+  for (const std::string& f : c.failures) detail += "failure: " + f + "\n";
+  for (const auto& [key, value] : c.check_details) detail += key + ": " + value + "\n";
+  const std::string message =
+      "does not conform: status " + status + ", expected " + expect + (c.reason.empty() ? "" : ": " + c.reason);
+  return out + ">\n    <failure" + attr("message", message) + attr("type", "nonconformance") + ">" +
+         xml_text(detail) + "</failure>\n  </testcase>\n";
+}
+
+}  // namespace
+
+std::string run_junit(const ResultsFile& results) {
+  JunitCounts counts;
+  std::string body;
+  for (const ResultsCase& c : results.cases) body += case_xml(c, counts);
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  std::size_t tests = 0;
-  for (const json& c : cases) tests += c.is_object() ? 1 : 0;
-  out += "<testsuite" + attr("name", "ampbench run: " + suite) + attr("tests", std::to_string(tests)) +
-         attr("failures", std::to_string(failures)) + attr("errors", std::to_string(errors)) +
-         attr("skipped", std::to_string(skipped)) + attr("time", "0") + ">\n";
+  out += "<testsuite" + attr("name", "ampbench run: " + results.suite) +
+         attr("tests", std::to_string(results.cases.size())) + attr("failures", std::to_string(counts.failures)) +
+         attr("errors", std::to_string(counts.errors)) + attr("skipped", std::to_string(counts.skipped)) +
+         attr("time", "0") + ">\n";
   out += "  <properties>\n";
-  out += property("suite", suite);
+  out += property("suite", results.suite);
   for (const char* key : {"device", "gpu_name", "cpu_model", "libtorch_version", "cuda_runtime", "git_commit"}) {
-    if (env.contains(key)) out += property(key, text_of(env[key]));
+    if (const auto it = results.env.find(key); it != results.env.end()) out += property(key, it->second);
   }
   out += "  </properties>\n";
   out += body;
@@ -208,6 +186,8 @@ std::string run_junit(const json& results) {
   return out;
 }
 
-void write_run_junit(const json& results, const std::string& path) { write_file_atomic(path, run_junit(results)); }
+void write_run_junit(const ResultsFile& results, const std::string& path) {
+  write_file_atomic(path, run_junit(results));
+}
 
 }  // namespace ampbench::gate

@@ -27,16 +27,24 @@ std::vector<std::string> split(const std::string& text, char sep) {
   }
 }
 
-std::string field_of(const CaseSpec& c, const std::string& key, const std::string& filter) {
+constexpr const char* kFields[] = {"workload", "variant", "model", "precision", "optimizer", "optimizer_impl", "tag"};
+
+void require_known_field(const std::string& key, const std::string& filter) {
+  for (const char* known : kFields)
+    if (key == known) return;
+  throw std::invalid_argument("--filter '" + shown_filter(filter) + "': unknown field '" + key +
+                              "' (known: workload, variant, model, precision, optimizer, optimizer_impl, tag)");
+}
+
+// `key` is one of kFields.
+std::string field_of(const CaseSpec& c, const std::string& key) {
   if (key == "workload") return c.workload;
   if (key == "variant") return to_string(c.variant);
   if (key == "model") return c.model->name;
   if (key == "precision") return c.precision.name();
   if (key == "optimizer") return optim::to_string(c.optimizer);
   if (key == "optimizer_impl") return optim::to_string(c.optimizer_impl);
-  if (key == "tag") return c.tag;
-  throw std::invalid_argument("--filter '" + shown_filter(filter) + "': unknown field '" + key +
-                              "' (known: workload, variant, model, precision, optimizer, optimizer_impl, tag)");
+  return c.tag;
 }
 
 bool value_matches(const std::string& key, const std::string& actual, const std::string& wanted) {
@@ -50,13 +58,11 @@ CaseMatcher field_matcher(const std::string& filter) {
     const std::size_t eq = term.find('=');
     for (const std::string& value : split(term.substr(eq + 1), '|')) fields[term.substr(0, eq)].push_back(value);
   }
-  CaseSpec probe;
-  probe.model = model_families().front();
-  for (const auto& [key, values] : fields) field_of(probe, key, filter);  // reject unknown keys up front
-  return [fields, filter](const CaseSpec& c) {
+  for (const auto& [key, values] : fields) require_known_field(key, filter);  // up front, before any case
+  return [fields](const CaseSpec& c) {
     for (const auto& field : fields) {
       const std::string& key = field.first;  // not a structured binding: C++17 lambdas cannot capture those
-      const std::string actual = field_of(c, key, filter);
+      const std::string actual = field_of(c, key);
       if (std::none_of(field.second.begin(), field.second.end(),
                        [&](const std::string& v) { return value_matches(key, actual, v); }))
         return false;

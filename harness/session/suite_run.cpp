@@ -98,15 +98,8 @@ CaseTally tally_of(const CaseResult& r) {
   return {r.id(), r.status, r.is_control(), r.conforms == true, r.max_ratio()};
 }
 
-CaseTally tally_of(const nlohmann::json& c) {
-  const bool control = parse_expect(c.at("expect").get<std::string>()) == Expect::kFail;
-  CaseTally t{c.at("id").get<std::string>(), CaseStatus::kError, control, c.at("conforms") == true, std::nullopt};
-  t.status = parse_case_status(c.at("status").get<std::string>()).value_or(CaseStatus::kError);
-  if (c["check"].is_object()) {
-    const nlohmann::json& ratio = c["check"].value("max_ratio", nlohmann::json());
-    t.max_ratio = ratio.is_number() ? ratio.get<double>() : INFINITY;
-  }
-  return t;
+CaseTally tally_of(const ResultsCase& c) {
+  return {c.id, c.status, c.expect == Expect::kFail, c.conforms == true, c.max_ratio};
 }
 
 void SuiteRunSummary::add(const CaseTally& c) {

@@ -9,6 +9,7 @@
 #include <ostream>
 #include <string>
 
+#include "results/results_file.h"
 #include "results/results_writer.h"
 #include "runner/runner.h"
 #include "suite/suite.h"
@@ -25,7 +26,7 @@ struct CaseTally {
   std::optional<double> max_ratio;  // none without a verdict
 };
 CaseTally tally_of(const CaseResult& result);
-CaseTally tally_of(const nlohmann::json& case_json);
+CaseTally tally_of(const ResultsCase& read);  // a case read back (the ranks' results)
 
 struct SuiteRunSummary {
   int cases = 0;

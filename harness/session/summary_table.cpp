@@ -8,8 +8,6 @@
 #include <vector>
 
 #include "core/precision.h"
-#include "results/case_status.h"
-#include "spec/expect.h"
 
 namespace ampbench {
 namespace {
@@ -17,24 +15,24 @@ namespace {
 // The original three columns always (a run's table keeps its shape), the
 // later ones (tf32, o2, o3) only when some case ran them; fp16 is O1, so O2
 // and O3 sit beside it.
-std::vector<std::string> columns(const nlohmann::json& results) {
+std::vector<std::string> columns(const ResultsFile& results) {
   std::vector<std::string> out;
   for (const Precision precision :
        {Precision::kFp32, Precision::kFp16, Precision::kO2, Precision::kO3, Precision::kBf16, Precision::kTf32}) {
     const std::string p = PrecisionPolicy(precision).name();
     const bool always =
         precision == Precision::kFp32 || precision == Precision::kFp16 || precision == Precision::kBf16;
-    const bool ran = std::any_of(results["cases"].begin(), results["cases"].end(),
-                                 [&](const nlohmann::json& c) { return c["precision"] == p; });
+    const bool ran = std::any_of(results.cases.begin(), results.cases.end(),
+                                 [&](const ResultsCase& c) { return c.precision == p; });
     if (always || ran) out.push_back(p);
   }
   return out;
 }
 
 // The case id without its precision segment: the row a case belongs to.
-std::string row_key(const nlohmann::json& c) {
-  std::string id = c["id"].get<std::string>();
-  const std::string p = "/" + c["precision"].get<std::string>();
+std::string row_key(const ResultsCase& c) {
+  std::string id = c.id;
+  const std::string p = "/" + c.precision;
   const size_t at = id.find(p);
   if (at != std::string::npos) {
     size_t end = id.find('/', at + 1);
@@ -43,41 +41,37 @@ std::string row_key(const nlohmann::json& c) {
   return id;
 }
 
-std::string verdict(const nlohmann::json& c) {
-  const std::string status = c["status"].get<std::string>();
-  const CaseStatus s = parse_case_status(status).value_or(CaseStatus::kError);
-  const Expect expect = parse_expect(c["expect"].get<std::string>()).value_or(Expect::kPass);
-  const bool judged = s == CaseStatus::kPass || s == CaseStatus::kFail;
-  if (expect == Expect::kFail) return !judged ? status : s == CaseStatus::kFail ? "caught" : "MISSED";
+std::string verdict(const ResultsCase& c) {
+  const std::string status = to_string(c.status);
+  const bool judged = c.status == CaseStatus::kPass || c.status == CaseStatus::kFail;
+  if (c.expect == Expect::kFail) return !judged ? status : c.status == CaseStatus::kFail ? "caught" : "MISSED";
   // A reported-only verdict (O3): shown in lower case, never red.
-  if (expect == Expect::kReport && judged) return "reported " + status;
-  if (s == CaseStatus::kFail) return "FAIL";
-  if (s == CaseStatus::kError) return "ERROR";
+  if (c.expect == Expect::kReport && judged) return "reported " + status;
+  if (c.status == CaseStatus::kFail) return "FAIL";
+  if (c.status == CaseStatus::kError) return "ERROR";
   return status;
 }
 
-std::string cell(const nlohmann::json& c) {
+std::string cell(const ResultsCase& c) {
   std::ostringstream out;
   out << verdict(c);
-  const nlohmann::json& t = c["throughput"];
-  if (t.is_object()) {
-    out << " " << std::fixed << std::setprecision(0) << t["median"].get<double>() << "/s";
-    if (t.contains("speedup_vs_fp32") && t["speedup_vs_fp32"].is_number())
-      out << " x" << std::setprecision(2) << t["speedup_vs_fp32"].get<double>();
+  if (c.median) {
+    out << " " << std::fixed << std::setprecision(0) << *c.median << "/s";
+    if (c.speedup_vs_fp32) out << " x" << std::setprecision(2) << *c.speedup_vs_fp32;
   }
   return out.str();
 }
 
 }  // namespace
 
-void print_summary_table(std::ostream& out, const nlohmann::json& results) {
+void print_summary_table(std::ostream& out, const ResultsFile& results) {
   const std::vector<std::string> precisions = columns(results);
   std::vector<std::string> rows;
   std::map<std::string, std::map<std::string, std::string>> cells;
-  for (const nlohmann::json& c : results["cases"]) {
+  for (const ResultsCase& c : results.cases) {
     const std::string key = row_key(c);
     if (!cells.count(key)) rows.push_back(key);
-    std::string& slot = cells[key][c["precision"].get<std::string>()];
+    std::string& slot = cells[key][c.precision];
     slot = slot.empty() ? cell(c) : slot + "; " + cell(c);  // fp16 with/without scaler share a row
   }
   size_t width = 4;
