@@ -25,7 +25,7 @@ LAYERS = [
     ["runner"],  # CaseSpec -> CaseRecord (training, timing, dumps, scaling)
     ["check"],  # CaseRecord -> verdict
     ["results"],  # records and verdicts -> results JSON
-    ["session"],  # a suite run: run, check, write, count
+    ["session"],  # a run: plan, launch or join ranks, run, check, write, count, report
     ["gate"],  # results JSON -> regression verdicts (no LibTorch)
     ["cli"],  # the ampbench command
 ]

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/cmd_run.h"
+#include "session/run_session.h"
 #include "cli/command.h"
 #include "io/atomic_file.h"
 #include "io/output_path.h"
@@ -76,14 +76,14 @@ std::vector<std::pair<std::string, int>> run_suites(const std::vector<std::strin
   std::vector<std::pair<std::string, int>> outcomes;
   for (const std::string& suite : suites) {
     std::cout << "\n== suite " << suite << "\n" << std::flush;
-    RunArgs run;
+    RunSettings run;
     run.suite = suite;
     run.device = to_string(device);
     run.out_dir = out + "/" + suite;
     run.ceilings_file = ceilings_path;
     run.no_report = true;
     run.overwrite = true;  // qualify checked --out above; each suite's folder is its own
-    const int code = run_suite(run);
+    const int code = run_session(run);
     outcomes.emplace_back(suite, code);
     if (std::filesystem::exists(run.out_dir + "/results.json")) results.push_back(run.out_dir + "/results.json");
     if (code == kExitUsage) break;  // a broken suite: nothing after it is meaningful

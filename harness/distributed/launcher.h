@@ -32,7 +32,7 @@ struct LaunchOptions {
 int launch_local_ranks(const LaunchOptions& options);
 
 // The exit code of a rank that could not join its process group or lost its
-// peers: cli::kExitRendezvous (cli/command.h), named here because the
+// peers: kExitRendezvous (session/exit_codes.h), named here because the
 // launcher reads it to blame the hung peer rather than the rank that waited.
 inline constexpr int kExitLostPeers = 3;
 

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "gate/compare.h"
+#include "io/xml.h"
 
 namespace ampbench::gate {
 
@@ -40,14 +41,6 @@ std::string junit_error(const std::string& message);
 // Markdown for the same case.
 std::string markdown_error(const std::string& message);
 
-// JUnit XML for one results file: one testcase per case (name
-// "conformance"); conforms false -> <failure> with the check's metrics and
-// tolerances, status "error" -> <error>, status "skipped" -> <skipped>.
-std::string run_junit(const ResultsFile& results);
-// Writes run_junit(results) atomically; throws GateInputError on failure.
-void write_run_junit(const ResultsFile& results, const std::string& path);
-
-// Escapes & < > " ' and replaces characters XML 1.0 forbids.
-std::string xml_escape(std::string_view text);
+using io::xml_escape;
 
 }  // namespace ampbench::gate

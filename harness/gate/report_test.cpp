@@ -1,4 +1,5 @@
 #include "gate/report.h"
+#include "results/run_junit.h"
 
 #include <gtest/gtest.h>
 

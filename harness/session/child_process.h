@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace ampbench::cli {
+namespace ampbench {
 
 // Runs argv[0] (found on PATH) with argv in `cwd`; returns its exit status,
 // -1 if it did not exit (killed, or could not be started).
@@ -15,4 +15,4 @@ int run_dying_with_us(const std::vector<std::string>& argv, const std::string& c
 // venv interpreter this binary was configured with.
 std::string python_interpreter();
 
-}  // namespace ampbench::cli
+}  // namespace ampbench

@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "cli/child_process.h"
-#include "cli/cmd_run.h"
+#include "session/child_process.h"
+#include "session/run_session.h"
 #include "core/build_info.h"
 #include "distributed/stop_signals.h"
 
-namespace ampbench::cli {
+namespace ampbench {
 
 // Runs argv[0] (no shell: a shell would fork the real program as a
 // grandchild, which PR_SET_PDEATHSIG does not reach) in `cwd`, as a child
@@ -63,4 +63,4 @@ bool make_report(const std::vector<std::string>& results_paths, const std::strin
   return false;
 }
 
-}  // namespace ampbench::cli
+}  // namespace ampbench

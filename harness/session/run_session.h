@@ -1,5 +1,7 @@
-// `ampbench run`, callable from other subcommands (`qualify` runs suites the
-// same way a user would).
+// A run of one suite as an API: plan (every input and output checked) ->
+// launch the local ranks, or join as one -> run -> merge -> report. `ampbench
+// run` binds its flags to RunSettings and calls run_session; `qualify` runs
+// its suites through it the same way a user would.
 #pragma once
 
 #include <cstdint>
@@ -9,9 +11,9 @@
 
 #include "spec/device_kind.h"
 
-namespace ampbench::cli {
+namespace ampbench {
 
-struct RunArgs {
+struct RunSettings {
   std::string suite;  // "" = the default for the device
   std::string device = "auto";
   std::string out_dir;
@@ -39,11 +41,12 @@ struct RunArgs {
 // without a device.
 DeviceKind resolve_device(const std::string& requested);
 
-// Runs one suite; returns the exit code (0 conforming, 1 not, 2 usage).
-int run_suite(const RunArgs& args);
+// Runs one suite; returns the exit code (session/exit_codes.h: 0 conforming,
+// 1 not, 2 usage, 3 a lost rank, 128+N stopped).
+int run_session(const RunSettings& settings);
 
 // python -m reports over `results_paths` into `report_dir`; false (with a
 // warning) when it failed.
 bool make_report(const std::vector<std::string>& results_paths, const std::string& report_dir);
 
-}  // namespace ampbench::cli
+}  // namespace ampbench

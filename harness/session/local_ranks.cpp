@@ -1,4 +1,4 @@
-#include "cli/local_ranks.h"
+#include "session/local_ranks.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -12,7 +12,7 @@
 #include "runner/case_filter.h"
 #include "workloads/workload.h"
 
-namespace ampbench::cli {
+namespace ampbench {
 namespace {
 
 // ^(id1|id2|...)$: exactly these cases (their baselines are among them).
@@ -87,4 +87,4 @@ RankRunResult run_in_local_ranks(const std::vector<CaseSpec>& cases, const RankR
   return result;
 }
 
-}  // namespace ampbench::cli
+}  // namespace ampbench

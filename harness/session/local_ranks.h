@@ -16,7 +16,7 @@
 #include "results/results_file.h"
 #include "spec/case_spec.h"
 
-namespace ampbench::cli {
+namespace ampbench {
 
 // What the ranks' command line carries over from this run.
 struct RankRunSettings {
@@ -48,4 +48,4 @@ void check_rank_filter(const std::vector<CaseSpec>& all);
 // Runs `cases` (and nothing else) in max(world_size) local ranks.
 RankRunResult run_in_local_ranks(const std::vector<CaseSpec>& cases, const RankRunSettings& settings);
 
-}  // namespace ampbench::cli
+}  // namespace ampbench

@@ -1,0 +1,118 @@
+#include "session/run_plan.h"
+
+#include <torch/cuda.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "core/build_info.h"
+#include "distributed/launcher.h"
+#include "io/json_file.h"
+#include "io/output_path.h"
+#include "runner/case_filter.h"
+#include "session/local_ranks.h"
+#include "session/suite_run.h"
+
+namespace ampbench {
+namespace {
+
+std::string default_out_dir(const std::string& suite, DeviceKind device) {
+  std::string stamp = utc_now_iso8601();
+  for (char& c : stamp)
+    if (c == ':') c = '-';
+  return "results/" + suite + "-" + to_string(device) + "-" + stamp;
+}
+
+// Each local rank is a process with its own threads and model copies: more
+// ranks than the machine can hold were started until the OS refused.
+void check_rank_count(const RunSettings& args, const std::vector<CaseSpec>& cases, DeviceKind device) {
+  int wanted = args.nproc;
+  for (const CaseSpec& c : cases)
+    if (needs_local_ranks(c)) wanted = std::max(wanted, c.world_size);
+  if (wanted <= 1 || args.allow_oversubscribe) return;
+  const long cores = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+  // CPU: two ranks per core still make progress; CUDA: one GPU per rank.
+  const bool cuda = device == DeviceKind::kCuda;
+  const int cap = cuda ? static_cast<int>(torch::cuda::device_count()) : static_cast<int>(2 * cores);
+  if (cuda && args.nproc == 0) return;  // ddp cases run on the GPUs there are (local_ranks.cpp)
+  if (wanted > std::max(cap, 2))
+    throw std::invalid_argument(
+        std::to_string(wanted) + " ranks (" + (args.nproc > 0 ? "--nproc" : "a case's world_size") +
+        ") exceed what this machine holds (" + std::to_string(std::max(cap, 2)) + " on " +
+        (cuda ? "its GPUs" : std::to_string(cores) + " cores") + "); pass --allow-oversubscribe to start them anyway");
+}
+
+// Every output checked before any case runs (io/output_path.h): none is an
+// input or another output, --overwrite replaces only a previous run, and the
+// folder is marked as one for the next --overwrite.
+void check_outputs(const RunSettings& args, const std::string& suite_path, const std::string& out_dir) {
+  const auto in_out = [&out_dir](const std::string& name) { return io::PathUse{"--out", out_dir + "/" + name}; };
+  // The folders of --out that a run replaces, and everything a run writes.
+  const std::vector<io::PathUse> replaced = {in_out("report"), in_out("ddp-ranks"), in_out("dump"),
+                                             in_out(io::kStagingName)};
+  std::vector<io::PathUse> written_dirs = replaced;
+  written_dirs.push_back({"--dump", args.dump_dir});
+  io::check_distinct_paths({{"--suite", suite_path}, {"--ceilings", args.ceilings_file}},
+                           {{"--junit", args.junit}, in_out("results.json")}, written_dirs);
+  if (!args.dump_dir.empty()) {
+    // The dump is written beside the run: neither around --out nor in what it replaces.
+    io::check_distinct_paths({{"--out", out_dir}}, {}, {{"--dump", args.dump_dir}});
+    io::check_distinct_paths({{"--dump", args.dump_dir}}, {}, replaced);
+  }
+  if (args.overwrite) io::check_replaceable("--out", out_dir);
+  if (!args.junit.empty()) io::check_output_file("--junit", args.junit);
+  io::prepare_output_dir("--out", out_dir, !args.overwrite);
+  if (!args.dump_dir.empty()) io::prepare_output_dir("--dump", args.dump_dir, false);
+  io::mark_run_dir(out_dir, "run");
+  if (args.overwrite) io::prepare_staging_dir(out_dir);
+}
+
+}  // namespace
+
+nlohmann::json read_ceilings(const std::string& path) {
+  nlohmann::json j;
+  try {
+    j = io::read_json_file(path);
+  } catch (const io::JsonFileError& e) {
+    throw std::invalid_argument(std::string("--ceilings ") + e.what());
+  }
+  if (!j.is_object() || !j.contains("matmul_tflops") || !j["matmul_tflops"].is_object())
+    throw std::invalid_argument(path + ": not a ceilings file (no \"matmul_tflops\" object)");
+  return j;
+}
+
+RunPlan plan_run(const RunSettings& args) {
+  RunPlan plan;
+  plan.device = resolve_device(args.device);
+  plan.suite = load_suite(
+      args.suite.empty() ? (plan.device == DeviceKind::kCuda ? "conformance" : "smoke") : args.suite, plan.device);
+  plan.cases = select_cases(plan.suite, args.filter);
+  if (args.seed)
+    for (CaseSpec& c : plan.cases) c.seed = *args.seed;
+  if (plan.cases.empty())
+    throw std::invalid_argument("--filter '" + shown_filter(args.filter) + "' matches no case of suite " +
+                                plan.suite.name);
+  plan.out_dir = args.out_dir.empty() ? default_out_dir(plan.suite.name, plan.device) : args.out_dir;
+  // Distributed: --nproc N starts N ranks of this very command; a process
+  // started with RANK/WORLD_SIZE/... (by that launcher, torchrun or Slurm)
+  // joins them. Without either, ddp cases run as a world of one.
+  plan.rank_env = distributed::rank_env_from_environment();
+  // Ranks write where their launcher, which checked it, tells them.
+  if (plan.rank_env && std::getenv(distributed::kRankOutDirEnv))
+    plan.out_dir = std::getenv(distributed::kRankOutDirEnv);
+  if (!plan.rank_env) {
+    if (!args.ceilings_file.empty()) read_ceilings(args.ceilings_file);  // refused before --out is touched
+    check_rank_count(args, plan.cases, plan.device);
+    if (args.nproc == 0) check_rank_filter(plan.cases);
+    check_outputs(args, plan.suite.path, plan.out_dir);
+  }
+  // --overwrite: this run goes to a staging folder and replaces the previous
+  // one only once complete (io/output_path.h).
+  plan.final_out = plan.out_dir;
+  plan.staged = !plan.rank_env && args.overwrite;
+  if (plan.staged) plan.out_dir = io::staging_dir(plan.final_out);
+  return plan;
+}
+
+}  // namespace ampbench

@@ -1,0 +1,248 @@
+#include "session/run_session.h"
+
+#include <ATen/Context.h>
+#include <torch/cuda.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+
+#include "distributed/context.h"
+#include "distributed/launcher.h"
+#include "distributed/stop_signals.h"
+#include "env/env_fingerprint.h"
+#include "io/output_path.h"
+#include "results/run_junit.h"
+#include "session/exit_codes.h"
+#include "session/local_ranks.h"
+#include "session/run_plan.h"
+#include "session/suite_run.h"
+#include "session/summary_table.h"
+#include "workloads/workload.h"
+
+namespace ampbench {
+
+static_assert(kExitRendezvous == distributed::kExitLostPeers, "ranks and their launcher agree on exit code 3");
+
+DeviceKind resolve_device(const std::string& requested) {
+  if (requested == "auto") return torch::cuda::is_available() ? DeviceKind::kCuda : DeviceKind::kCpu;
+  const std::optional<DeviceKind> device = parse_device_kind(requested);
+  if (!device) throw std::invalid_argument("--device " + requested + ": expected auto, cpu or cuda");
+  if (*device == DeviceKind::kCuda && !torch::cuda::is_available())
+    throw std::invalid_argument("--device cuda: no CUDA device is available on this machine");
+  return *device;
+}
+
+namespace {
+
+// c10d's messages carry a C++ backtrace after the first line.
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+// Promotes a completed staged run over the previous one (--overwrite);
+// otherwise says where the new, incomplete run is and that the previous run
+// was kept. Returns `code`, or kExitUsage when the move failed.
+int finish_staged_run(const std::string& out_dir, int code) {
+  try {
+    if (io::promote_staged_run(out_dir)) {
+      std::cout << "replaced the previous run in " << out_dir << "\n";
+      return code;
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "ampbench run: error: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  std::cerr << "ampbench run: the run did not complete: the previous run in " << out_dir
+            << " was kept; this run's results are in " << io::staging_dir(out_dir) << "\n";
+  return code;
+}
+
+// Loud, at the start and again under the summary: a run whose fp32 is not
+// IEEE float32 has no IEEE baseline, and every verdict against it is against
+// something else (env.float32_math.fp32_is_ieee in results.json says so too).
+void print_fp32_warnings(std::ostream& out, const nlohmann::json& env) {
+  const nlohmann::json& math = env.value("float32_math", nlohmann::json::object());
+  if (!math.is_object() || math.value("fp32_is_ieee", true)) return;
+  for (const nlohmann::json& reason : math.value("fp32_not_ieee_reasons", nlohmann::json::array()))
+    out << "WARNING: fp32 is not IEEE float32 in this run (its fp32 baselines are not IEEE references): "
+        << reason.get<std::string>() << "\n";
+}
+
+// This process as one rank of a launched world: joins the process group and
+// sets the runner up to keep the ranks in step. Only ddp cases need every
+// rank; the others run on rank 0 alone while the rest wait at the per-case
+// barrier (so they are timed undisturbed).
+std::unique_ptr<distributed::ContextScope> join_ranks(RunPlan& plan, const RunSettings& args, RunOptions& options) {
+  const distributed::RankEnv& env = *plan.rank_env;
+  auto scope = std::make_unique<distributed::ContextScope>(
+      distributed::join(env, plan.device == DeviceKind::kCuda, std::chrono::seconds(args.rank_timeout)));
+  options.context = scope->get();
+  for (CaseSpec& c : plan.cases) {
+    c.device_index = plan.device == DeviceKind::kCuda ? env.local_rank : 0;
+    if (!find_workload(c.workload).collective()) continue;
+    c.world_size = env.world_size;
+    c.rank = env.rank;
+  }
+  const int rank = env.rank;
+  if (rank != 0)
+    options.skip_here = [](const CaseSpec& c) {
+      return find_workload(c.workload).collective() ? "" : "runs on rank 0 only";
+    };
+  options.after_case = [rank, context = options.context](const CaseSpec& c) {
+    // Suite cases only: the checker's aligned fp32 re-runs of rank-0-only
+    // cases happen on rank 0 alone.
+    if (!c.aligned_to.empty()) return;
+    try {
+      context->group->barrier()->wait();
+    } catch (const std::exception& e) {
+      std::cerr << "ampbench run: error: rank " << rank << " lost the other ranks: " << e.what() << std::endl;
+      std::cout.flush();
+      _exit(kExitRendezvous);
+    }
+  };
+  std::cout << "rank " << rank << " of " << env.world_size << " (local rank " << env.local_rank << ", backend "
+            << options.context->backend << ")\n";
+  return scope;
+}
+
+struct RunOutcome {
+  SuiteRunSummary summary;
+  int launch_exit = 0;         // the local ranks' launcher, when it failed
+  std::optional<int> stopped;  // the exit code of a run stopped by a signal
+};
+
+// The cases this process runs, then (single process) the ddp cases that need
+// local ranks, merged into the same results as they finish.
+RunOutcome run_cases_here_and_in_ranks(const RunPlan& plan, const RunSettings& args, RunOptions options,
+                                       ResultsWriter& writer, const Ceilings& ceilings) {
+  std::vector<CaseSpec> here = plan.cases, in_ranks;
+  if (!plan.rank_env) {
+    here.clear();
+    for (const CaseSpec& c : plan.cases) (needs_local_ranks(c) ? in_ranks : here).push_back(c);
+  }
+  RunOutcome out;
+  out.summary = run_cases(here, Runner(std::move(options)), writer, std::cout, ceilings);
+  if (in_ranks.empty()) return out;
+  const RankRunResult ranked = run_in_local_ranks(
+      in_ranks, {plan.suite.path, plan.device, plan.out_dir + "/ddp-ranks", args.rank_timeout, args.no_throughput,
+                 args.inject_slowdown, args.dump_dir, args.seed, args.no_mkldnn});
+  // Each case as rank 0 wrote it, checked by the one reader on the way in.
+  const std::vector<ResultsCase>& done = ranked.rank0.cases;
+  for (std::size_t i = 0; i < done.size(); ++i) {
+    writer.add_json(ranked.rank0.doc.at("cases").at(i));
+    out.summary.add(tally_of(done[i]));
+  }
+  if (done.size() < in_ranks.size()) {
+    std::cerr << "ampbench run: error: " << in_ranks.size() - done.size() << " of " << in_ranks.size()
+              << " ddp cases did not finish (see the ranks' logs in " << plan.out_dir << "/ddp-ranks)\n";
+    out.summary.nonconforming += static_cast<int>(in_ranks.size() - done.size());
+  }
+  out.launch_exit = ranked.exit_code > 1 ? ranked.exit_code : 0;
+  if (ranked.exit_code >= distributed::stopped_exit_code(1)) out.stopped = ranked.exit_code;
+  return out;
+}
+
+// The summary, JUnit, report and exit code of a finished run.
+int report_run(const RunPlan& plan, const RunSettings& args, const ResultsWriter& writer, const RunOutcome& outcome,
+               const nlohmann::json& env) {
+  const SuiteRunSummary& summary = outcome.summary;
+  // What was written, read back by the one results reader: the table and
+  // JUnit show the file, not a second account of it.
+  const ResultsFile written = parse_results(writer.document(), plan.final_results_path());
+  std::cout << "\n";
+  print_summary_table(std::cout, written);
+  std::cout << "\n"
+            << summary.passed << " conforming, " << summary.nonconforming << " not conforming, " << summary.skipped
+            << " skipped; negative controls caught: " << summary.controls_caught << " of " << summary.controls << "\n";
+  if (!summary.teeth().empty()) std::cout << summary.teeth() << "\n";
+  print_fp32_warnings(std::cout, env);
+  std::cout << "results: " << plan.final_results_path() << "\n";
+  if (!args.junit.empty() && plan.rank0()) {
+    try {
+      write_run_junit(written, args.junit);
+      std::cout << "junit:   " << args.junit << "\n";
+    } catch (const std::exception& e) {
+      std::cerr << "ampbench run: error: " << e.what() << "\n";
+      return kExitUsage;
+    }
+  }
+  if (!args.no_report && plan.rank0()) make_report({plan.results_path()}, plan.out_dir + "/report");
+  if (plan.staged) {
+    const int code = finish_staged_run(plan.final_out, kExitOk);
+    if (code != kExitOk) return code;
+  }
+  if (outcome.launch_exit != 0) return outcome.launch_exit;
+  // Exit 1 says why on stderr too: a CI log may show nothing else.
+  if (!summary.ok())
+    std::cerr << "ampbench run: error: " << summary.nonconforming
+              << " case(s) did not conform (an unexpected failure, an uncaught negative control or an error); "
+                 "see the lines marked above and "
+              << plan.results_path() << "\n";
+  return summary.ok() ? kExitOk : kExitFailure;
+}
+
+}  // namespace
+
+// plan -> launch the local ranks, or join as one -> run -> report.
+int run_session(const RunSettings& args) {
+  RunPlan plan;
+  try {
+    if (args.no_mkldnn) at::globalContext().setUserEnabledMkldnn(false);
+    plan = plan_run(args);
+  } catch (const std::exception& e) {
+    std::cerr << "ampbench run: error: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  if (args.nproc > 0 && !plan.rank_env) {
+    const int code = distributed::launch_local_ranks({args.nproc, args.rank_timeout, plan.out_dir, {}});
+    return plan.staged ? finish_staged_run(plan.final_out, code) : code;
+  }
+  RunOptions options;
+  options.measure_throughput = !args.no_throughput;
+  options.inject_slowdown = args.inject_slowdown;
+  options.dump_dir = args.dump_dir;
+  // Destroyed after the Runner (and so every case's Reducer): the process
+  // group (NCCL) is shut down inside main(), not at static destruction.
+  std::unique_ptr<distributed::ContextScope> process_group;
+  if (plan.rank_env) {
+    try {
+      process_group = join_ranks(plan, args, options);
+    } catch (const std::exception& e) {
+      std::cerr << "ampbench run: error: rank " << plan.rank_env->rank << " could not join the process group at "
+                << plan.rank_env->master_addr << ":" << plan.rank_env->master_port << ": " << first_line(e.what())
+                << "\n";
+      return kExitRendezvous;
+    }
+  }
+  std::unique_ptr<ResultsWriter> writer;
+  nlohmann::json env;
+  try {
+    env = to_json(probe_environment());
+    if (!args.ceilings_file.empty()) env["ceilings"] = read_ceilings(args.ceilings_file);
+    env["mkldnn_enabled"] = at::globalContext().userEnabledMkldnn();
+    writer = std::make_unique<ResultsWriter>(plan.results_path(), plan.suite.name, plan.suite.path, env);
+  } catch (const std::exception& e) {
+    std::cerr << "ampbench run: error: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  if (plan.suite.gate.min_effect) writer->set("gate", {{"min_effect", *plan.suite.gate.min_effect}});
+  std::cout << "suite " << plan.suite.name << ": " << plan.cases.size() << " cases on " << to_string(plan.device)
+            << " -> " << plan.results_path() << "\n";
+  print_fp32_warnings(std::cout, env);
+  const RunOutcome outcome =
+      run_cases_here_and_in_ranks(plan, args, std::move(options), *writer, ceilings_from_env(env));
+  if (outcome.stopped) {
+    // Stopped by a signal: the cases the ranks finished are merged; the file
+    // stays complete=false and gets no report.
+    std::cerr << "ampbench run: error: stopped; results so far (incomplete, no report): " << plan.results_path()
+              << "\n";
+    return *outcome.stopped;
+  }
+  writer->finish();
+  return report_run(plan, args, *writer, outcome, env);
+}
+
+}  // namespace ampbench
