@@ -62,12 +62,11 @@ MODELS=("$H/models/model_family.cpp" "$H/models/model.cpp" "$H/models/flops.cpp"
         "$H/models/cnn.cpp" "$H/models/transformer.cpp" "$H/models/decoder.cpp")
 build fuzz_suite "$H/fuzz/fuzz_suite.cpp" "$H/suite/suite.cpp" "$H/suite/suite_sections.cpp" "$H/suite/memory_estimate.cpp" \
   "$H/core/precision.cpp" "$H/core/build_info.cpp" "$H/io/json_file.cpp" "$H/optim/impl.cpp" "$H/spec/control.cpp" \
-  "$H/workloads/workload_traits.cpp" "${MODELS[@]}" "${TORCH_LIBS[@]}"
+  "$H/spec/workload_traits.cpp" "${MODELS[@]}" "${TORCH_LIBS[@]}"
 build fuzz_results "$H/fuzz/fuzz_results.cpp" "$H/gate/results_file.cpp" "$H/results/results_file.cpp" \
   "$H/results/json_fields.cpp" "$H/io/json_file.cpp"
 build fuzz_filter "$H/fuzz/fuzz_filter.cpp" "$H/runner/case_filter.cpp" "$H/core/precision.cpp" "$H/optim/impl.cpp" \
-  "$H/spec/control.cpp" \
-  -lre2 "${C10[@]}"
+  "$H/spec/control.cpp" "$H/spec/workload_traits.cpp" -lre2 "${C10[@]}"
 
 # Seed corpora: the real suites, real and sample results, typical filters.
 seed() { mkdir -p "$FUZZ_DIR/$1/seeds" "$FUZZ_DIR/$1/corpus"; }

@@ -28,7 +28,7 @@ COMPARISON = re.compile(r'(?:==|!=)\s*"([A-Za-z0-9_+]+)"|"([A-Za-z0-9_+]+)"\s*(?
 SOURCES = [
     ("harness/models", r'f\.name = "(\w+)"'),                         # model families
     ("harness/spec/control.cpp", r'\{Control::k\w+, "(\w+)"\}'),      # variants
-    ("harness/workloads/workload_traits.cpp", r'WorkloadTraits\("(\w+)"\)'),
+    ("harness/spec/workload_traits.cpp", r'WorkloadTraits\("(\w+)"\)'),
     ("harness/core/precision.cpp", r'name == "(\w+)"'),                # precisions
     ("harness/spec/device_kind.h", r'name == "(\w+)"'),                # devices
     ("harness/optim/impl.cpp", r'"(sgd|adamw|loop|foreach|fused)"'),  # optimizers, implementations

@@ -76,7 +76,7 @@ EngagementSummary summarize_engagement(const CaseRecord& r) {
 // measured, and a max_norm that would clip on every step.
 std::string clip_norm_vacuity(const CaseSpec& spec, const EngagementSummary& s, const EngagementRule& rule) {
   const double lo = s.min_grad_norm.value_or(0), hi = s.max_grad_norm.value_or(0);
-  std::string why = spec.workload + " did not engage: clipped on " + fmt(100 * s.clipped_steps.value_or(0)) +
+  std::string why = spec.workload->name() + " did not engage: clipped on " + fmt(100 * s.clipped_steps.value_or(0)) +
                     "% of steps (rule: at least " + fmt(100 * rule.clip_norm_min_steps) + "%): ";
   why += hi <= spec.max_norm ? "max_norm " + fmt(spec.max_norm) + " is above every gradient norm of this run (" +
                                    fmt(lo) + "-" + fmt(hi) + "), so nothing was clipped"
@@ -89,7 +89,7 @@ std::optional<std::string> engagement_failure(const CaseRecord& r, const Engagem
   const CaseSpec& spec = r.spec;
   const EngagementRule& rule = spec.engagement;
   if (spec.is_control() || r.loss.empty()) return std::nullopt;  // controls are wrong on purpose
-  const Engages engages = find_workload(spec.workload).engages();
+  const Engages engages = find_workload(spec.workload->name()).engages();
   if (engages == Engages::kClipNorm && !(s.clipped_steps.value_or(0) >= rule.clip_norm_min_steps))
     return clip_norm_vacuity(spec, s, rule);
   // Rounding of the rescaled gradients, far below any wrong clip: float32's
@@ -99,19 +99,19 @@ std::optional<std::string> engagement_failure(const CaseRecord& r, const Engagem
                                                                                      : 1 + 1e-4;
   const bool clips = engages == Engages::kClipNorm || engages == Engages::kClipValue;
   if (clips && s.worst_clipped_ratio && *s.worst_clipped_ratio > kClipSlack)
-    return spec.workload + " did not bound the gradients: after clipping, step " +
+    return spec.workload->name() + " did not bound the gradients: after clipping, step " +
            std::to_string(s.worst_clipped_step.value_or(-1)) + " has " +
            (engages == Engages::kClipNorm ? "a total 2-norm " : "a largest |gradient| ") +
            fmt(*s.worst_clipped_ratio) + "x the limit";
   if (engages == Engages::kClipValue && !(s.mean_clipped_fraction.value_or(0) >= rule.clip_value_min_fraction))
-    return spec.workload + " did not engage: " + fmt(s.mean_clipped_fraction.value_or(0)) +
+    return spec.workload->name() + " did not engage: " + fmt(s.mean_clipped_fraction.value_or(0)) +
            " of gradient elements clipped on average (rule: " + fmt(rule.clip_value_min_fraction) + "); clip_value " +
            fmt(spec.clip_value);
   if (engages == Engages::kPenalty && !(s.mean_penalty_ratio.value_or(0) >= rule.penalty_min_ratio))
-    return spec.workload + " did not engage: penalty term " + fmt(s.mean_penalty_ratio.value_or(0)) +
+    return spec.workload->name() + " did not engage: penalty term " + fmt(s.mean_penalty_ratio.value_or(0)) +
            " of the task loss on average (rule: " + fmt(rule.penalty_min_ratio) + ")";
   if (engages == Engages::kAccumulation && s.min_micro_batches.value_or(0) != spec.iters_to_accumulate)
-    return spec.workload + " did not engage: " + std::to_string(s.min_micro_batches.value_or(0)) +
+    return spec.workload->name() + " did not engage: " + std::to_string(s.min_micro_batches.value_or(0)) +
            " micro-batches in some optimizer step, iters_to_accumulate is " + std::to_string(spec.iters_to_accumulate);
   return std::nullopt;
 }

@@ -1,4 +1,5 @@
 #include "check/engagement.h"
+#include "spec/workload_traits.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +10,7 @@ namespace {
 
 CaseRecord clip_norm_record(const std::vector<double>& before, const std::vector<double>& after) {
   CaseRecord r;
-  r.spec.workload = "clip_norm";
+  r.spec.workload = &workload_traits("clip_norm");
   r.spec.max_norm = 1.0;
   for (size_t t = 0; t < before.size(); ++t) {
     Engagement e;
@@ -76,7 +77,7 @@ TEST(Engagement, NegativeControlsAreExempt) {
 
 TEST(Engagement, PenaltyAndAccumulationRules) {
   CaseRecord p;
-  p.spec.workload = "penalty";
+  p.spec.workload = &workload_traits("penalty");
   p.loss = {1.0, 1.0};
   p.engagement.resize(2);
   p.engagement[0].penalty_ratio = 0.001;
@@ -86,7 +87,7 @@ TEST(Engagement, PenaltyAndAccumulationRules) {
   EXPECT_EQ(failure(p), "");
 
   CaseRecord a;
-  a.spec.workload = "accumulation";
+  a.spec.workload = &workload_traits("accumulation");
   a.spec.iters_to_accumulate = 4;
   a.loss = {1.0};
   a.engagement.resize(1);

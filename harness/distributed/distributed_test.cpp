@@ -28,7 +28,7 @@ namespace {
 
 CaseSpec mlp_case(const std::string& workload, Precision precision, int batch) {
   CaseSpec c;
-  c.workload = workload;
+  c.workload = &workload_traits(workload);
   c.model = find_model_family("mlp");
   c.optimizer = optim::Kind::kSgd;
   c.precision = PrecisionPolicy(precision);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "runner/case_filter.h"
+#include "spec/workload_traits.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string filter(reinterpret_cast<const char*>(data), size);
@@ -19,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     c.model = &family;
     for (const char* id : {"plain/mlp/fp16/sgd", "clip_norm+clip_before_unscale/cnn/bf16/adamw@tag", ""}) {
       c.id = id;
-      c.workload = "clip_norm";
+      c.workload = &ampbench::workload_traits("clip_norm");
       c.tag = "tag";
       matches(c);
     }

@@ -13,7 +13,7 @@
 #include "spec/control.h"
 #include "spec/device_kind.h"
 #include "suite/suite_sections.h"
-#include "workloads/workload_traits.h"
+#include "spec/workload_traits.h"
 
 namespace ampbench {
 namespace {

@@ -7,6 +7,7 @@
 #include "results/results_file.h"
 #include "results/results_writer.h"
 #include "session/suite_run.h"
+#include "spec/workload_traits.h"
 
 namespace ampbench {
 namespace {
@@ -15,7 +16,7 @@ CaseRecord ran(Expect expect, Precision precision = Precision::kFp16) {
   CaseRecord r;
   r.status = RunStatus::kRan;
   r.spec.id = "plain/mlp/x/sgd";
-  r.spec.workload = "plain";
+  r.spec.workload = &workload_traits("plain");
   r.spec.model = find_model_family("mlp");
   r.spec.precision = PrecisionPolicy(precision);
   r.spec.expect = expect;

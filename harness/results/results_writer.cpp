@@ -173,7 +173,7 @@ json case_to_json(const CaseResult& result) {
       {"scaler_enabled", s.scaler_enabled},
       {"device", to_string(s.device)},
       {"world_size", s.world_size},
-      {"batch_size", find_workload(s.workload).effective_batch(s)},
+      {"batch_size", find_workload(s.workload->name()).effective_batch(s)},
       {"steps", s.steps},
       {"seed", s.seed},
       {"expect", to_string(s.expect)},

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "spec/workload_traits.h"
+
 namespace ampbench {
 
 namespace {
@@ -38,7 +40,7 @@ void require_known_field(const std::string& key, const std::string& filter) {
 
 // `key` is one of kFields.
 std::string field_of(const CaseSpec& c, const std::string& key) {
-  if (key == "workload") return c.workload;
+  if (key == "workload") return c.workload->name();
   if (key == "variant") return to_string(c.variant);
   if (key == "model") return c.model->name;
   if (key == "precision") return c.precision.name();

@@ -1,4 +1,5 @@
 #include "runner/case_filter.h"
+#include "spec/workload_traits.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +13,7 @@ namespace {
 CaseSpec case_with_id(const std::string& id) {
   CaseSpec c;
   c.id = id;
-  c.workload = "clip_norm";
+  c.workload = &workload_traits("clip_norm");
   c.model = find_model_family("mlp");
   return c;
 }

@@ -17,7 +17,7 @@ namespace {
 CaseSpec tiny(const std::string& impl = "loop") {
   CaseSpec c;
   c.id = "plain/mlp/fp16/adamw@t";
-  c.workload = "plain";
+  c.workload = &workload_traits("plain");
   c.model = find_model_family("mlp");
   c.optimizer = optim::Kind::kAdamW;
   c.optimizer_impl = optim::parse_impl(impl);

@@ -11,13 +11,14 @@
 #include <atomic>
 
 #include "runner/runner.h"
+#include "spec/workload_traits.h"
 
 namespace ampbench {
 namespace {
 
 CaseSpec graphed_case(const std::string& workload, Precision precision) {
   CaseSpec c;
-  c.workload = workload;
+  c.workload = &workload_traits(workload);
   c.model = find_model_family("mlp");
   c.optimizer = optim::Kind::kAdamW;
   c.optimizer_impl = optim::Impl::kFused;
@@ -95,7 +96,7 @@ TEST(GraphStep, TheStepsACaptureHoldsReadNothingOnTheHost) {
   CaseSpec loop = graphed_case("plain", Precision::kFp16);
   loop.optimizer_impl = optim::Impl::kLoop;
   EXPECT_GE(host_reads_in_a_timed_step(loop), 1);
-  loop.workload = "clip_norm";
+  loop.workload = &workload_traits("clip_norm");
   loop.precision = PrecisionPolicy(Precision::kFp32);
   loop.scaler_enabled = false;
   EXPECT_GE(host_reads_in_a_timed_step(loop), 1);

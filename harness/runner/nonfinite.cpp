@@ -61,7 +61,7 @@ std::optional<NonfiniteDiagnosis> diagnose_nonfinite(const CaseSpec& spec, const
   s.before_optimizer_step = [&gradient](const TrainingState& st) {
     if (gradient.empty()) gradient = first_nonfinite_gradient(named(st, true));
   };
-  const Workload& workload = find_workload(spec.workload);
+  const Workload& workload = find_workload(spec.workload->name());
   const SyntheticData data(data_options(spec), device);
   int cursor = 0;
   for (int step = 0; step < spec.steps; ++step) {

@@ -7,6 +7,7 @@
 #include <ATen/ATen.h>
 
 #include "runner/runner.h"
+#include "spec/workload_traits.h"
 
 namespace ampbench {
 namespace {
@@ -14,7 +15,7 @@ namespace {
 CaseSpec overflowing(bool scaler) {
   CaseSpec c;
   c.id = "plain+no_scaler/mlp/fp16/adamw@overflow";
-  c.workload = "plain";
+  c.workload = &workload_traits("plain");
   c.variant = scaler ? Control::kNone : Control::kNoScaler;
   c.model = find_model_family("mlp");
   c.optimizer = optim::Kind::kAdamW;

@@ -124,7 +124,7 @@ void train_recorded(const CaseSpec& spec, const c10::Device& device, distributed
                     CaseRecord& rec, const std::string& dump_dir = "") {
   std::unique_ptr<TrainingState> state = make_training_state(spec, device, context);
   state->record_engagement = true;
-  const Workload& workload = find_workload(spec.workload);
+  const Workload& workload = find_workload(spec.workload->name());
   const SyntheticData data(data_options(spec), device);
   rec.initial_params = flatten(state->parameters());
 
@@ -248,7 +248,7 @@ DataOptions data_options(const CaseSpec& spec) {
   d.seed = spec.seed + 1000;  // independent of the weight seed
   // DataParallel: one process scatters the whole batch; DDP: each rank reads
   // its own shard of it.
-  const Replication replication = find_workload(spec.workload).replication();
+  const Replication replication = find_workload(spec.workload->name()).replication();
   if (replication == Replication::kThreads) d.sizes.batch *= spec.world_size;
   if (replication == Replication::kRanks) {
     d.rank = spec.rank;
@@ -259,7 +259,7 @@ DataOptions data_options(const CaseSpec& spec) {
 
 TimedTraining::TimedTraining(const CaseSpec& spec, const c10::Device& device, distributed::Context* context)
     : state_(make_training_state(spec, device, context)),
-      workload_(find_workload(spec.workload)),
+      workload_(find_workload(spec.workload->name())),
       data_(data_options(spec), device),
       micro_batches_(workload_.micro_batches(spec)),
       cached_(spec.throughput.input == InputMode::kCached) {
@@ -289,7 +289,7 @@ ThroughputRecord measure_throughput(const CaseSpec& spec, const c10::Device& dev
   rec.input = t.input;
   rec.warmup_steps = t.warmup_steps;
   rec.measured_steps = t.measured_steps;
-  rec.samples_per_step = find_workload(spec.workload).effective_batch(spec);
+  rec.samples_per_step = find_workload(spec.workload->name()).effective_batch(spec);
   rec.training_flops_per_sample = training_flops_per_sample(*spec.model, spec.sizes);
   DeviceTimer timer(device), step_timer(device);
   rec.timing_method = timer.method();
@@ -323,6 +323,15 @@ CaseRecord Runner::run(const CaseSpec& spec) const {
   CaseRecord rec;
   rec.spec = spec;
   const auto began = std::chrono::steady_clock::now();
+  // A suite resolves both; a case built by hand without them is an error
+  // of that case, not a crash of the run.
+  if (!spec.workload || !spec.model) {
+    rec.status = RunStatus::kError;
+    rec.reason = "case '" + spec.id + "' has no " + (spec.workload ? "model family" : "workload") +
+                 " (CaseSpec fields are resolved when a suite is read)";
+    if (options_.after_case) options_.after_case(spec);
+    return rec;
+  }
   rec.reason = skip_reason(spec);
   if (rec.reason.empty() && options_.skip_here) rec.reason = options_.skip_here(spec);
   if (!rec.reason.empty()) {
@@ -336,7 +345,7 @@ CaseRecord Runner::run(const CaseSpec& spec) const {
     const amp::Float32MathGuard fp32_math(spec.precision.float32_math());
     const bool cuda = spec.device == DeviceKind::kCuda;
     const c10::Device device(cuda ? c10::kCUDA : c10::kCPU, cuda ? static_cast<c10::DeviceIndex>(spec.device_index) : -1);
-    const Workload& workload = find_workload(spec.workload);
+    const Workload& workload = find_workload(spec.workload->name());
     distributed::Context* context = workload.collective() ? &this->context() : nullptr;
     train_recorded(spec, device, context, rec, options_.dump_dir);
     if (has_unabsorbed_nonfinite(rec)) rec.nonfinite = diagnose_nonfinite(spec, device, context);

@@ -14,7 +14,7 @@ namespace {
 // The plain workload on one replica's share of the batch, alone.
 double one_replica_samples_per_s(const CaseSpec& spec, const c10::Device& device) {
   CaseSpec ref = spec;
-  ref.workload = single_replica_workload().name();
+  ref.workload = &single_replica_workload();
   ref.variant = Control::kNone;
   ref.world_size = 1;
   ref.rank = 0;

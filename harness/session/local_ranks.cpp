@@ -34,7 +34,7 @@ ResultsFile read_rank0_results(const std::string& path) {
 
 }  // namespace
 
-bool needs_local_ranks(const CaseSpec& c) { return find_workload(c.workload).collective() && c.world_size > 1; }
+bool needs_local_ranks(const CaseSpec& c) { return find_workload(c.workload->name()).collective() && c.world_size > 1; }
 
 void check_rank_filter(const std::vector<CaseSpec>& all) {
   std::vector<CaseSpec> ranked;

@@ -82,14 +82,14 @@ std::unique_ptr<distributed::ContextScope> join_ranks(RunPlan& plan, const RunSe
   options.context = scope->get();
   for (CaseSpec& c : plan.cases) {
     c.device_index = plan.device == DeviceKind::kCuda ? env.local_rank : 0;
-    if (!find_workload(c.workload).collective()) continue;
+    if (!find_workload(c.workload->name()).collective()) continue;
     c.world_size = env.world_size;
     c.rank = env.rank;
   }
   const int rank = env.rank;
   if (rank != 0)
     options.skip_here = [](const CaseSpec& c) {
-      return find_workload(c.workload).collective() ? "" : "runs on rank 0 only";
+      return find_workload(c.workload->name()).collective() ? "" : "runs on rank 0 only";
     };
   options.after_case = [rank, context = options.context](const CaseSpec& c) {
     // Suite cases only: the checker's aligned fp32 re-runs of rank-0-only

@@ -4,13 +4,14 @@
 
 #include "core/json.h"
 #include "spec/case_spec.h"
+#include "spec/workload_traits.h"
 
 namespace ampbench {
 
 // {id, workload, variant, model, precision, optimizer, optimizer_impl, cuda_graph}
 inline nlohmann::json case_identity_json(const CaseSpec& s) {
   return {{"id", s.id},
-          {"workload", s.workload},
+          {"workload", s.workload->name()},
           {"variant", to_string(s.variant)},
           {"model", s.model->name},
           {"precision", s.precision.name()},

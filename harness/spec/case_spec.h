@@ -16,6 +16,8 @@
 
 namespace ampbench {
 
+class WorkloadTraits;  // spec/workload_traits.h
+
 struct ScalerSettings {
   double init_scale = 65536.0;
   double growth_factor = 2.0;
@@ -82,8 +84,7 @@ struct ThroughputSettings {
 
 struct CaseSpec {
   std::string id;
-  std::string workload;             // plain, clip_norm, clip_value, accumulation, penalty, multi,
-                                    // dataparallel, ddp
+  const WorkloadTraits* workload = nullptr;  // resolved from its name when the suite is read
   Control variant = Control::kNone;  // or a negative control
   const ModelFamily* model = nullptr;  // resolved from its name when the suite is read
   optim::Kind optimizer = optim::Kind::kSgd;

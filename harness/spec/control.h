@@ -1,7 +1,7 @@
 // A case's variant: the correct recipe, or one negative control (a known AMP
 // mistake the checker must catch; docs/semantics.md#negative-controls).
 // Resolved from its suite name when the suite is read; which workload offers
-// which control is the workload's (workloads/workload_traits.h).
+// which control is the workload's (spec/workload_traits.h).
 #pragma once
 
 #include <optional>

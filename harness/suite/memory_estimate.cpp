@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <unistd.h>
 
-#include "workloads/workload_traits.h"
+#include "spec/workload_traits.h"
 
 namespace ampbench {
 
@@ -34,7 +34,7 @@ std::string gib(double bytes) {
 
 MemoryEstimate estimate_case_memory(const CaseSpec& c) {
   // DataParallel keeps its replicas in one process; multi trains two models.
-  const WorkloadTraits& workload = workload_traits(c.workload);
+  const WorkloadTraits& workload = *c.workload;
   const double replicas = (workload.replication() == Replication::kThreads ? c.world_size : 1) * workload.models();
   const double batches = static_cast<double>(c.steps) * c.iters_to_accumulate;
   MemoryEstimate e;

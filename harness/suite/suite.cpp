@@ -4,7 +4,7 @@
 #include "suite/memory_estimate.h"
 #include "suite/suite_reader.h"
 #include "suite/suite_sections.h"
-#include "workloads/workload_traits.h"
+#include "spec/workload_traits.h"
 
 #include <nlohmann/json.hpp>
 
@@ -29,7 +29,7 @@ const std::vector<std::string>& known_optimizers() {
 }
 
 std::string make_case_id(const CaseSpec& spec) {
-  std::string id = spec.workload;
+  std::string id = spec.workload->name();
   if (spec.is_control()) id += "+" + to_string(spec.variant);
   id += "/" + spec.model->name + "/" + spec.precision.name();
   // fp32 with a scaler is the exact-scaling check, distinct from its baseline.
@@ -87,7 +87,7 @@ void require_tolerance_row(Reader& r, const std::string& key, const SuiteContext
 CaseSpec make_case(const SuiteContext& ctx, const std::string& workload, const std::string& model,
                    const std::string& precision, const std::string& optimizer, const TrainingSettings& s) {
   CaseSpec c;
-  c.workload = workload;
+  c.workload = &workload_traits(workload);
   c.model = find_model_family(model);
   c.precision = PrecisionPolicy::parse(precision);
   c.scaler_enabled = c.precision.needs_scaler();

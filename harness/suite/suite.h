@@ -34,7 +34,7 @@ struct Suite {
 
 // Optimizers the harness implements; the loader rejects others (model
 // families: models/model_family.h; workloads and their variants:
-// workloads/workload_traits.h).
+// spec/workload_traits.h).
 const std::vector<std::string>& known_optimizers();
 
 // Resolves a suite name ("smoke") to suites/<name>.json under the source tree,

@@ -2,6 +2,7 @@
 // integer wrap, no unbounded run, no allocation that cannot fit.
 #include "suite/memory_estimate.h"
 #include "suite/suite.h"
+#include "spec/workload_traits.h"
 
 #include <gtest/gtest.h>
 
@@ -62,7 +63,7 @@ TEST(SuiteRange, ModelThatCannotFitIsRefusedBeforeAllocating) {
 
 TEST(MemoryEstimate, GrowsWithTheSquareOfTheHiddenWidth) {
   CaseSpec c;
-  c.workload = "plain";
+  c.workload = &workload_traits("plain");
   c.model = find_model_family("mlp");
   c.sizes.in_features = 1;
   c.sizes.classes = 1;
@@ -74,7 +75,7 @@ TEST(MemoryEstimate, GrowsWithTheSquareOfTheHiddenWidth) {
 
 TEST(MemoryEstimate, RefusalNamesTheBudget) {
   CaseSpec c;
-  c.workload = "plain";
+  c.workload = &workload_traits("plain");
   c.model = find_model_family("mlp");
   c.sizes.hidden = 65536;  // 4.3e9 parameters
   EXPECT_EQ(memory_refusal(c, 1e15), "");

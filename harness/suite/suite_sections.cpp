@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "workloads/workload_traits.h"
+#include "spec/workload_traits.h"
 
 namespace ampbench::suite_detail {
 
@@ -242,8 +242,8 @@ std::string precision_refusal(const std::string& workload, const PrecisionPolicy
 // first step would create inside the capture.
 std::string graph_refusal(const CaseSpec& c) {
   if (!c.cuda_graph) return "";
-  if (!workload_traits(c.workload).capturable())
-    return "the " + c.workload + " workload cannot be captured (it reads values on the host or runs replicas)";
+  if (!c.workload->capturable())
+    return "the " + c.workload->name() + " workload cannot be captured (it reads values on the host or runs replicas)";
   if (c.optimizer_impl != optim::Impl::kFused)
     return "needs \"optimizer_impl\": \"fused\" (a captured step cannot read the inf flag or a step count on the "
            "host)";

@@ -37,7 +37,7 @@ TEST(Suite, ExpandsTheMatrixWithOneBaselinePerWorkload) {
     if (c.precision.precision() == Precision::kFp32) {
       EXPECT_TRUE(c.is_baseline()) << c.id;
     } else {
-      EXPECT_EQ(c.baseline_id, c.workload + "/mlp/fp32/sgd") << c.id;
+      EXPECT_EQ(c.baseline_id, c.workload->name() + "/mlp/fp32/sgd") << c.id;
     }
   }
   const auto fp16 = std::find_if(s.cases.begin(), s.cases.end(), [](const CaseSpec& c) { return c.id == "plain/mlp/fp16/sgd"; });
@@ -253,7 +253,7 @@ TEST(Suite, DdpRanksComeFromTheSuite) {
   EXPECT_EQ(find_case(s, "ddp/mlp/fp16/sgd@2ranks").world_size, 2);
   EXPECT_EQ(find_case(s, "ddp/mlp/fp32/sgd@2ranks").world_size, 2);
   const CaseSpec& ddp = find_case(s, "ddp/mlp/fp16/sgd@2ranks");
-  EXPECT_EQ(find_workload(ddp.workload).effective_batch(ddp), 16);
+  EXPECT_EQ(find_workload(ddp.workload->name()).effective_batch(ddp), 16);
 }
 
 TEST(Suite, ShippedSuitesLoad) {

@@ -14,7 +14,7 @@ namespace {
 
 CaseSpec o_case(const std::string& model, Precision precision) {
   CaseSpec c;
-  c.workload = "plain";
+  c.workload = &workload_traits("plain");
   c.model = find_model_family(model);
   c.optimizer = optim::Kind::kSgd;
   c.precision = PrecisionPolicy(precision);

@@ -50,7 +50,7 @@ std::unique_ptr<TrainingState> make_training_state(const CaseSpec& spec, const c
   auto s = std::unique_ptr<TrainingState>(
       new TrainingState{spec, device, {}, {}, {}, amp::GradScaler(scaler_options(spec)), 0});
   s->context = context;
-  const int model_count = find_workload(spec.workload).models();
+  const int model_count = find_workload(spec.workload->name()).models();
   const PrecisionPolicy& policy = spec.precision;
   for (int i = 0; i < model_count; ++i) {
     Model model = make_model(*spec.model, spec.sizes, spec.seed + static_cast<std::uint64_t>(i), device);
@@ -88,7 +88,7 @@ bool inject_inf_if_due(TrainingState& s) {
   if (s.step_index != s.spec.inject_inf_step) return false;
   const size_t target = static_cast<size_t>(s.spec.inject_inf_optimizer);
   if (target >= s.optimizers.size())
-    throw std::invalid_argument("inject_inf_optimizer " + std::to_string(target) + ": the " + s.spec.workload +
+    throw std::invalid_argument("inject_inf_optimizer " + std::to_string(target) + ": the " + s.spec.workload->name() +
                                 " workload has " + std::to_string(s.optimizers.size()) + " optimizer(s)");
   at::Tensor grad = s.optimizers[target]->param_groups().front().params().front().mutable_grad();
   if (grad.defined()) grad.view(-1)[0].fill_(std::numeric_limits<float>::infinity());

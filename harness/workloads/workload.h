@@ -15,7 +15,7 @@
 
 #include "workloads/engagement.h"
 #include "workloads/training_state.h"
-#include "workloads/workload_traits.h"
+#include "spec/workload_traits.h"
 
 namespace ampbench {
 

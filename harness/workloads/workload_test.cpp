@@ -15,7 +15,7 @@ namespace {
 
 CaseSpec mlp_case(const std::string& workload, Precision precision) {
   CaseSpec c;
-  c.workload = workload;
+  c.workload = &workload_traits(workload);
   c.model = find_model_family("mlp");
   c.optimizer = optim::Kind::kSgd;
   c.precision = PrecisionPolicy(precision);
@@ -153,11 +153,26 @@ TEST(Runner, LossFallsOnTheTeacherData) {
   EXPECT_LT(last, 0.9 * first) << "mean loss over the first pass " << first << ", over the last " << last;
 }
 
-TEST(Runner, AnUnknownWorkloadIsAnErrorNotACrash) {
-  CaseSpec spec = mlp_case("warp", Precision::kFp32);
-  const CaseRecord rec = Runner().run(spec);
+TEST(Runner, AnUnknownWorkloadIsRefusedWhereItsNameIsResolved) {
+  try {
+    workload_traits("warp");
+    FAIL() << "an unknown workload name resolved";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown workload 'warp'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Runner, ACaseWithoutAWorkloadOrFamilyIsAnErrorNotACrash) {
+  CaseSpec spec = mlp_case("plain", Precision::kFp32);
+  spec.workload = nullptr;
+  CaseRecord rec = Runner().run(spec);
   EXPECT_EQ(rec.status, RunStatus::kError);
-  EXPECT_NE(rec.reason.find("unknown workload 'warp'"), std::string::npos) << rec.reason;
+  EXPECT_NE(rec.reason.find("has no workload"), std::string::npos) << rec.reason;
+  spec = mlp_case("plain", Precision::kFp32);
+  spec.model = nullptr;
+  rec = Runner().run(spec);
+  EXPECT_EQ(rec.status, RunStatus::kError);
+  EXPECT_NE(rec.reason.find("has no model family"), std::string::npos) << rec.reason;
 }
 
 TEST(Runner, CudaCaseIsSkippedWithAReasonWithoutADevice) {

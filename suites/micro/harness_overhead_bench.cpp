@@ -29,7 +29,7 @@ namespace {
 
 CaseSpec overhead_case(const std::string& model) {
   CaseSpec spec;
-  spec.workload = "plain";
+  spec.workload = &workload_traits("plain");
   spec.model = find_model_family(model);
   spec.optimizer = optim::Kind::kSgd;
   spec.precision = PrecisionPolicy(Precision::kFp32);
@@ -61,7 +61,7 @@ void BM_HarnessStep(benchmark::State& state, const std::string& model) {
   const CaseSpec spec = overhead_case(model);
   const c10::Device cpu(c10::kCPU);
   auto training = make_training_state(spec, cpu);
-  const Workload& workload = find_workload(spec.workload);
+  const Workload& workload = find_workload(spec.workload->name());
   const SyntheticData data(overhead_data(spec), cpu);
   for (auto _ : state) {
     // As measure_throughput: a batch vector per step, then the workload.

@@ -2,7 +2,8 @@
 // its name, negative controls, models per case, micro-batching, how it is
 // replicated and what its engagement rule checks. Free of LibTorch, so the
 // suite parser (and its fuzz target) can ask it; the steps are registered
-// beside them in workload.cpp. Nothing outside workloads/ compares a name.
+// beside them in workloads/workload.cpp. A case holds its workload's traits
+// (CaseSpec::workload), resolved from the name when the suite is read.
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-#include "workloads/workload_traits.h"
+#include "spec/workload_traits.h"
 
 #include <algorithm>
 #include <stdexcept>
