@@ -178,6 +178,25 @@ TEST(DataParallel, TheDecoderReplicatesAndTrainsLikeOneDevice) {
   EXPECT_LT(dev, 1e-4);
 }
 
+TEST(DataParallel, AModelItsFamilyCannotReplicateIsAClearError) {
+  // The suite reader refuses such a case at load (ModelFamily tests); this
+  // is the guard behind it.
+  ModelFamily frozen;
+  frozen.name = "frozen";
+  frozen.replicable = false;
+  Model m = make_model(*find_model_family("mlp"), ModelSizes{}, 1, c10::Device(c10::kCPU));
+  m.family = &frozen;
+  m.replicate = nullptr;
+  distributed::DataParallelOptions options;
+  options.devices = {c10::Device(c10::kCPU), c10::Device(c10::kCPU)};
+  try {
+    distributed::data_parallel_forward(m, at::randn({4, ModelSizes{}.in_features}), options);
+    FAIL() << "a family that cannot be replicated was replicated";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("model family 'frozen' cannot be replicated"), std::string::npos) << e.what();
+  }
+}
+
 TEST(DataParallel, AutocastReachesEveryReplicaThread) {
   for (Precision precision : {Precision::kFp16, Precision::kBf16}) {
     CaseSpec dp = mlp_case("dataparallel", precision, 8);

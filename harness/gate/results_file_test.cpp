@@ -91,6 +91,12 @@ TEST_F(BadInput, MissingRequiredKeys) {
       {[](json& d) { d["cases"].push_back(d["cases"][0]); }, "cases[1] (id \"a\"): duplicate case id"},
       {[](json& d) { d["cases"][0]["gate"] = {{"min_effect", -1}}; }, "\"min_effect\" must be a number >= 0"},
       {[](json& d) { d["cases"] = json::object(); }, "\"cases\": must be an array, got an object"},
+      // A status or expectation is a type once read: an unknown one is the
+      // file's problem, never a silent "not pass".
+      {[](json& d) { d["cases"][0]["status"] = "passed"; },
+       "cases[0] (id \"a\"): unknown \"status\" \"passed\" (expected pass, fail, skipped or error)"},
+      {[](json& d) { d["cases"][0]["expect"] = "maybe"; },
+       "cases[0] (id \"a\"): unknown \"expect\" \"maybe\" (expected pass, fail or report)"},
   };
   for (const auto& c : cases) {
     json doc = make_results({make_case("a", {1, 2, 3, 4})});
