@@ -5,19 +5,17 @@
 # one process; a failing CTest still names the suite, and its output names
 # the test.
 #
-#   ampbench_gtest_suites(TARGET [LABELS label...] [ISOLATED suite...])
+#   ampbench_gtest_suites(TARGET [LABELS label...] [TIMEOUT seconds])
 #
-# ISOLATED suites keep one process per test ("Suite.Test"): tests that own
-# process-wide state a later test would see (a process group, c10d's
-# globals). Discovery runs after each link, as gtest_discover_tests' does.
+# So a test must leave the process as it found it (a fixture restores what
+# it changes). Discovery runs after each link, as gtest_discover_tests' does.
 #
 # Script mode (cmake -P this file) is the discovery itself:
-#   -D EXE=... -D OUT=... -D LABELS=a,b -D ISOLATED=a,b -D TIMEOUT=s
+#   -D EXE=... -D OUT=... -D LABELS=a,b -D TIMEOUT=s
 # (commas, since a semicolon would split the command line's arguments).
 if(CMAKE_SCRIPT_MODE_FILE)
   cmake_minimum_required(VERSION 3.22)
   string(REPLACE "," ";" LABELS "${LABELS}")
-  string(REPLACE "," ";" ISOLATED "${ISOLATED}")
   execute_process(COMMAND "${EXE}" --gtest_list_tests
                   OUTPUT_VARIABLE listing ERROR_VARIABLE errors RESULT_VARIABLE rc TIMEOUT 120)
   if(NOT rc EQUAL 0)
@@ -33,29 +31,20 @@ if(CMAKE_SCRIPT_MODE_FILE)
     # indented name is one of its tests; anything else is gtest_main's banner.
     if(line MATCHES "^([A-Za-z0-9_/]+)\\.( +#.*)?$")
       set(suite "${CMAKE_MATCH_1}")
-      if(NOT suite IN_LIST ISOLATED AND NOT suite MATCHES "^DISABLED_")
-        set(names "${suite}.*")
-      else()
-        set(names "")
-      endif()
-    elseif(suite AND line MATCHES "^  ([A-Za-z0-9_/]+)( +#.*)?$")
-      set(test "${CMAKE_MATCH_1}")
-      if(suite IN_LIST ISOLATED AND NOT test MATCHES "^DISABLED_")
-        set(names "${suite}.${test}")
-      else()
+      if(suite MATCHES "^DISABLED_")
         continue()
       endif()
-    elseif(line STREQUAL "" OR line MATCHES "^Running main\\(\\) from ")
+      set(name "${suite}.*")
+    elseif((suite AND line MATCHES "^  ([A-Za-z0-9_/]+)( +#.*)?$") OR line STREQUAL ""
+           OR line MATCHES "^Running main\\(\\) from ")
       continue()
     else()
       # A name this reader cannot parse would be a test no CTest runs.
       message(FATAL_ERROR "ampbench: cannot read this line of ${EXE} --gtest_list_tests: '${line}'")
     endif()
-    foreach(name IN LISTS names)
-      string(APPEND script "add_test([=[${name}]=] [==[${EXE}]==] [=[--gtest_filter=${name}]=])\n"
-                           "set_tests_properties([=[${name}]=] PROPERTIES LABELS [=[${LABELS}]=] TIMEOUT ${TIMEOUT})\n")
-      math(EXPR count "${count} + 1")
-    endforeach()
+    string(APPEND script "add_test([=[${name}]=] [==[${EXE}]==] [=[--gtest_filter=${name}]=])\n"
+                         "set_tests_properties([=[${name}]=] PROPERTIES LABELS [=[${LABELS}]=] TIMEOUT ${TIMEOUT})\n")
+    math(EXPR count "${count} + 1")
   endforeach()
   if(count EQUAL 0)
     message(FATAL_ERROR "ampbench: ${EXE} lists no GoogleTest suite:\n${listing}")
@@ -65,16 +54,15 @@ if(CMAKE_SCRIPT_MODE_FILE)
 endif()
 
 function(ampbench_gtest_suites target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "TIMEOUT" "LABELS;ISOLATED")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "TIMEOUT" "LABELS")
   if(NOT arg_TIMEOUT)
     set(arg_TIMEOUT 300)
   endif()
   set(out "${CMAKE_CURRENT_BINARY_DIR}/${target}_suites.cmake")
   string(REPLACE ";" "," labels "${arg_LABELS}")
-  string(REPLACE ";" "," isolated "${arg_ISOLATED}")
   add_custom_command(TARGET ${target} POST_BUILD
     COMMAND ${CMAKE_COMMAND} -D EXE=$<TARGET_FILE:${target}> -D OUT=${out}
-            -D LABELS=${labels} -D ISOLATED=${isolated} -D TIMEOUT=${arg_TIMEOUT}
+            -D LABELS=${labels} -D TIMEOUT=${arg_TIMEOUT}
             -P ${PROJECT_SOURCE_DIR}/cmake/gtest_suites.cmake
     VERBATIM)
   # Until the binary is built there is nothing to list: say so, as a test
