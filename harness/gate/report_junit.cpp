@@ -11,9 +11,9 @@ using nlohmann::json;
 
 namespace {
 
+using io::xml_attr;
+using io::xml_property;
 using io::xml_text;
-const auto& attr = io::xml_attr;
-const auto& property = io::xml_property;
 
 std::string failure_body(const CheckResult& c) {
   std::string body = c.detail + "\n";
@@ -34,32 +34,32 @@ std::string junit_report(const GateReport& r) {
     if (c.verdict == GateVerdict::Skipped || c.verdict == GateVerdict::Warning) ++skipped;
   }
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += "<testsuite" + attr("name", "ampbench gate") + attr("tests", std::to_string(r.checks.size())) +
-         attr("failures", std::to_string(failures)) + attr("errors", "0") + attr("skipped", std::to_string(skipped)) +
-         attr("time", "0") + ">\n";
+  out += "<testsuite" + xml_attr("name", "ampbench gate") + xml_attr("tests", std::to_string(r.checks.size())) +
+         xml_attr("failures", std::to_string(failures)) + xml_attr("errors", "0") + xml_attr("skipped", std::to_string(skipped)) +
+         xml_attr("time", "0") + ">\n";
   out += "  <properties>\n";
-  out += property("baseline", r.baseline_path);
-  out += property("current", r.current_path);
-  out += property("input", to_string(r.kind));
-  if (!r.suite.empty()) out += property("suite", r.suite);
-  out += property("alpha", fmt_number(r.options.alpha));
-  out += property("min_effect", fmt_number(r.options.min_effect));
-  out += property("throughput_test", method_text(r));
-  out += property("baseline_runs", std::to_string(r.baseline_runs));
-  out += property("current_runs", std::to_string(r.current_runs));
+  out += xml_property("baseline", r.baseline_path);
+  out += xml_property("current", r.current_path);
+  out += xml_property("input", to_string(r.kind));
+  if (!r.suite.empty()) out += xml_property("suite", r.suite);
+  out += xml_property("alpha", fmt_number(r.options.alpha));
+  out += xml_property("min_effect", fmt_number(r.options.min_effect));
+  out += xml_property("throughput_test", method_text(r));
+  out += xml_property("baseline_runs", std::to_string(r.baseline_runs));
+  out += xml_property("current_runs", std::to_string(r.current_runs));
   out += "  </properties>\n";
   for (const auto& c : r.checks) {
-    out += "  <testcase" + attr("classname", c.id) + attr("name", c.check) + attr("time", "0");
+    out += "  <testcase" + xml_attr("classname", c.id) + xml_attr("name", c.check) + xml_attr("time", "0");
     switch (c.verdict) {
       case GateVerdict::Regression:
-        out += ">\n    <failure" + attr("message", c.label + ": " + c.detail) + attr("type", "regression") + ">" +
+        out += ">\n    <failure" + xml_attr("message", c.label + ": " + c.detail) + xml_attr("type", "regression") + ">" +
                xml_text(failure_body(c)) + "</failure>\n  </testcase>\n";
         break;
       case GateVerdict::Warning:
-        out += ">\n    <skipped" + attr("message", "warning: " + c.label + ": " + c.detail) + "/>\n  </testcase>\n";
+        out += ">\n    <skipped" + xml_attr("message", "warning: " + c.label + ": " + c.detail) + "/>\n  </testcase>\n";
         break;
       case GateVerdict::Skipped:
-        out += ">\n    <skipped" + attr("message", c.label + ": " + c.detail) + "/>\n  </testcase>\n";
+        out += ">\n    <skipped" + xml_attr("message", c.label + ": " + c.detail) + "/>\n  </testcase>\n";
         break;
       case GateVerdict::Improvement:
         out += ">\n    <system-out>" + xml_text(c.label + ": " + c.detail) + "</system-out>\n  </testcase>\n";
@@ -78,10 +78,10 @@ std::string junit_report(const GateReport& r) {
 }
 
 std::string junit_error(const std::string& message) {
-  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite" + attr("name", "ampbench gate") + attr("tests", "1") +
-         attr("failures", "0") + attr("errors", "1") + attr("skipped", "0") + attr("time", "0") + ">\n  <testcase" +
-         attr("classname", "ampbench gate") + attr("name", "input") + attr("time", "0") + ">\n    <error" +
-         attr("message", message) + attr("type", "unusable input") + "/>\n  </testcase>\n</testsuite>\n";
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite" + xml_attr("name", "ampbench gate") + xml_attr("tests", "1") +
+         xml_attr("failures", "0") + xml_attr("errors", "1") + xml_attr("skipped", "0") + xml_attr("time", "0") + ">\n  <testcase" +
+         xml_attr("classname", "ampbench gate") + xml_attr("name", "input") + xml_attr("time", "0") + ">\n    <error" +
+         xml_attr("message", message) + xml_attr("type", "unusable input") + "/>\n  </testcase>\n</testsuite>\n";
 }
 
 

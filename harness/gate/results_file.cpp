@@ -21,8 +21,7 @@ const char* to_string(InputKind kind) {
 json read_json_file(const std::string& path) { return json_fields::read_json_file(path); }
 
 InputKind detect_kind(const json& doc) {
-  if (doc.is_object() && doc.contains("context") && doc.contains("benchmarks")) return InputKind::GoogleBenchmark;
-  return InputKind::AmpbenchResults;
+  return is_google_benchmark_json(doc) ? InputKind::GoogleBenchmark : InputKind::AmpbenchResults;
 }
 
 std::optional<BenchMetric> parse_bench_metric(const std::string& text) {

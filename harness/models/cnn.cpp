@@ -44,7 +44,6 @@ const ModelFamily& cnn_family() {
   static const ModelFamily family = [] {
     ModelFamily f;
     f.name = "cnn";
-    f.input = InputKind::kImage;
     f.size_keys = {{"channels", &ModelSizes::channels}, {"image", &ModelSizes::image}};
     f.reads_channels_last = true;
     f.sample_shape = [](const ModelSizes& s) { return std::vector<int64_t>{kCnnInputChannels, s.image, s.image}; };

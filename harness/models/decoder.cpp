@@ -68,11 +68,10 @@ const ModelFamily& decoder_family() {
   static const ModelFamily family = [] {
     ModelFamily f;
     f.name = "decoder";
-    f.input = InputKind::kSequence;
     f.size_keys = sequence_size_keys();
     f.size_keys.emplace_back("layers", &ModelSizes::layers);
     f.sizes_refusal = heads_refusal;
-    f.sample_shape = [](const ModelSizes& s) { return std::vector<int64_t>{s.seq, s.d_model}; };
+    f.sample_shape = sequence_sample_shape;
     f.forward_flops = [](const ModelSizes& s) {
       return s.layers * attention_block_flops(s) + linear_flops(s.d_model, s.classes);
     };

@@ -21,7 +21,6 @@ const ModelFamily& mlp_family() {
   static const ModelFamily family = [] {
     ModelFamily f;
     f.name = "mlp";
-    f.input = InputKind::kFeatures;
     f.size_keys = {{"in_features", &ModelSizes::in_features}, {"hidden", &ModelSizes::hidden}};
     f.sample_shape = [](const ModelSizes& s) { return std::vector<int64_t>{s.in_features}; };
     f.forward_flops = [](const ModelSizes& s) {

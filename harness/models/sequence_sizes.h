@@ -2,6 +2,7 @@
 // registrations: the sizes a suite gives them and one block's parameters.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +15,9 @@ inline std::vector<std::pair<std::string, int ModelSizes::*>> sequence_size_keys
   return {{"seq", &ModelSizes::seq}, {"d_model", &ModelSizes::d_model}, {"heads", &ModelSizes::heads},
           {"ffn", &ModelSizes::ffn}};
 }
+
+// One sample: seq feature vectors of d_model.
+inline std::vector<int64_t> sequence_sample_shape(const ModelSizes& s) { return {s.seq, s.d_model}; }
 
 inline std::pair<std::string, std::string> heads_refusal(const ModelSizes& s) {
   if (s.heads <= 0 || s.d_model % s.heads != 0) return {"heads", "must divide d_model"};

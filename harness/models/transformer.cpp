@@ -27,10 +27,9 @@ const ModelFamily& transformer_family() {
   static const ModelFamily family = [] {
     ModelFamily f;
     f.name = "transformer";
-    f.input = InputKind::kSequence;
     f.size_keys = sequence_size_keys();
     f.sizes_refusal = heads_refusal;
-    f.sample_shape = [](const ModelSizes& s) { return std::vector<int64_t>{s.seq, s.d_model}; };
+    f.sample_shape = sequence_sample_shape;
     f.forward_flops = [](const ModelSizes& s) { return attention_block_flops(s) + linear_flops(s.d_model, s.classes); };
     f.parameters = [](const ModelSizes& s) {
       return attention_block_parameters(s) + static_cast<double>(s.d_model) * s.classes + s.classes;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "gate/test_util.h"
 #include "results/results_file.h"
 #include "results/results_writer.h"
 #include "session/suite_run.h"
@@ -26,12 +27,7 @@ CaseRecord ran(Expect expect, Precision precision = Precision::kFp16) {
 // A case as a ranks' results file gives it back: written, then read by the
 // one results reader.
 ResultsCase read_back(const CaseResult& r) {
-  const nlohmann::json env = {{"device", "cpu"},   {"gpu_name", nullptr},       {"cpu_model", "x"},
-                              {"libtorch_version", "2.11.0"}, {"cuda_runtime", nullptr}};
-  const nlohmann::json doc = {{"schema", "ampbench.results"}, {"schema_version", kResultsSchemaVersion},
-                              {"suite", "t"}, {"complete", true}, {"env", env},
-                              {"cases", nlohmann::json::array({case_to_json(r)})}};
-  return parse_results(doc, "t.json").cases.at(0);
+  return parse_results(gate::test::make_results({case_to_json(r)}), "t.json").cases.at(0);
 }
 
 Verdict failed(double ratio) {

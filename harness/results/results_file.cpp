@@ -133,11 +133,13 @@ ResultsFile parse_results(const json& doc, const std::string& path) {
   return r;
 }
 
+bool is_google_benchmark_json(const json& doc) {
+  return doc.is_object() && doc.contains("context") && doc.contains("benchmarks");
+}
+
 ResultsFile load_results(const std::string& path) {
   const json doc = read_json_file(path);
-  // Google Benchmark's JSON is the gate's other input: name it, rather than
-  // its first missing key.
-  if (doc.is_object() && doc.contains("context") && doc.contains("benchmarks"))
+  if (is_google_benchmark_json(doc))
     throw InputFileError(path, "is Google Benchmark JSON, expected an ampbench results file");
   return parse_results(doc, path);
 }

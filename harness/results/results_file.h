@@ -73,6 +73,10 @@ struct ResultsFile {
 ResultsFile parse_results(const nlohmann::json& doc, const std::string& path);
 ResultsFile load_results(const std::string& path);
 
+// Google Benchmark's JSON ("context" and "benchmarks"), the gate's other
+// input: load_results names it rather than its first missing key.
+bool is_google_benchmark_json(const nlohmann::json& doc);
+
 // The env fields whose mismatch makes throughput incomparable: device,
 // gpu_name, cpu_model (only when device is "cpu"), libtorch_version,
 // cuda_runtime. Returns "field: baseline-value vs current-value" per

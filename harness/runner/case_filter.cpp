@@ -32,10 +32,13 @@ std::vector<std::string> split(const std::string& text, char sep) {
 constexpr const char* kFields[] = {"workload", "variant", "model", "precision", "optimizer", "optimizer_impl", "tag"};
 
 void require_known_field(const std::string& key, const std::string& filter) {
-  for (const char* known : kFields)
-    if (key == known) return;
-  throw std::invalid_argument("--filter '" + shown_filter(filter) + "': unknown field '" + key +
-                              "' (known: workload, variant, model, precision, optimizer, optimizer_impl, tag)");
+  std::string known;
+  for (const char* field : kFields) {
+    if (key == field) return;
+    known += (known.empty() ? "" : ", ") + std::string(field);
+  }
+  throw std::invalid_argument("--filter '" + shown_filter(filter) + "': unknown field '" + key + "' (known: " + known +
+                              ")");
 }
 
 // `key` is one of kFields.

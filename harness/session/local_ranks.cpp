@@ -8,7 +8,6 @@
 #include <torch/cuda.h>
 
 #include "distributed/launcher.h"
-#include "io/json_file.h"
 #include "runner/case_filter.h"
 #include "workloads/workload.h"
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "gate/test_util.h"
 #include "session/summary_table.h"
 
 namespace ampbench {
@@ -86,11 +87,7 @@ ResultsFile read_cases(nlohmann::json cases) {
     if (!c.contains("conforms")) c["conforms"] = nullptr;
     if (c["throughput"].is_object()) c["throughput"]["samples_per_s"] = nlohmann::json::array();
   }
-  const nlohmann::json env = {{"device", "cpu"},   {"gpu_name", nullptr},       {"cpu_model", "x"},
-                              {"libtorch_version", "2.11.0"}, {"cuda_runtime", nullptr}};
-  return parse_results({{"schema", "ampbench.results"}, {"schema_version", kResultsSchemaVersion}, {"suite", "t"},
-                        {"complete", true}, {"env", env}, {"cases", cases}},
-                       "t.json");
+  return parse_results(gate::test::make_results(cases.get<std::vector<nlohmann::json>>()), "t.json");
 }
 
 TEST(SummaryTable, OneRowPerCaseFamilyOneColumnPerPrecision) {

@@ -22,15 +22,8 @@ namespace ampbench {
 
 struct Model;
 
-enum class InputKind {
-  kFeatures,  // [batch, in_features]
-  kImage,     // [batch, channels, image, image]
-  kSequence,  // [batch, seq, d_model] feature vectors
-};
-
 struct ModelFamily {
   std::string name;
-  InputKind input = InputKind::kFeatures;
   // The "models" section's integer keys this family reads, besides batch
   // and classes (which every family reads), and where each one goes.
   std::vector<std::pair<std::string, int ModelSizes::*>> size_keys;
