@@ -1,16 +1,24 @@
 #include "data/synthetic_data.h"
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/ops/arange.h>
 #include <ATen/ops/argmax.h>
+#include <ATen/ops/embedding.h>
+#include <ATen/ops/randint.h>
 #include <ATen/ops/randn.h>
+#include <ATen/ops/randperm.h>
+#include <ATen/ops/rand.h>
 #include <ATen/ops/tanh.h>
+#include <ATen/ops/where.h>
+
+#include <functional>
 
 #include "models/model.h"
 
 namespace ampbench {
 namespace {
 
-// The teacher: a fixed random 2-layer tanh network on the flattened input.
+// A fixed random 2-layer tanh network: the labeller of every kind of input.
 struct Teacher {
   at::Tensor w1, w2;
 
@@ -20,9 +28,7 @@ struct Teacher {
     w2 = at::randn({hidden, classes}, gen) / std::sqrt(static_cast<double>(hidden));
   }
 
-  at::Tensor label(const at::Tensor& x) const {
-    return at::argmax(at::tanh(x.flatten(1).matmul(w1)).matmul(w2), 1);
-  }
+  at::Tensor label(const at::Tensor& features) const { return at::argmax(at::tanh(features.matmul(w1)).matmul(w2), 1); }
 };
 
 int64_t numel(const std::vector<int64_t>& shape) {
@@ -31,25 +37,82 @@ int64_t numel(const std::vector<int64_t>& shape) {
   return n;
 }
 
+// Draws one global batch (inputs, labels) from the generator.
+using Draw = std::function<Batch(int64_t global, at::Generator& gen)>;
+
+// Gaussian features or images, labelled from the flattened sample.
+Draw float_inputs(const ModelFamily& family, const ModelSizes& sizes, at::Generator& gen) {
+  const std::vector<int64_t> sample = family.sample_shape(sizes);
+  auto teacher = std::make_shared<Teacher>(numel(sample), sizes.classes, gen);
+  return [sample, teacher](int64_t global, at::Generator& g) {
+    std::vector<int64_t> shape = {global};
+    shape.insert(shape.end(), sample.begin(), sample.end());
+    const at::Tensor x = at::randn(shape, g);
+    return Batch{x, teacher->label(x.flatten(1))};
+  };
+}
+
+// Token ids in [1, vocab) followed, when the family pads, by id 0 up to seq
+// from a length drawn in [seq/2, seq]; labelled from the mean of a random
+// embedding over the tokens that are not padding.
+Draw classified_tokens(const ModelFamily& family, const ModelSizes& sizes, at::Generator& gen) {
+  const int64_t dim = 16;
+  auto table = std::make_shared<at::Tensor>(at::randn({sizes.vocab, dim}, gen));
+  auto teacher = std::make_shared<Teacher>(dim, sizes.classes, gen);
+  const bool padded = family.padded_tokens;
+  const int64_t seq = sizes.seq, vocab = sizes.vocab;
+  return [=](int64_t global, at::Generator& g) {
+    at::Tensor ids = at::randint(1, vocab, {global, seq}, g);
+    if (padded) {
+      const at::Tensor length = at::randint((seq + 1) / 2, seq + 1, {global, 1}, g);
+      ids = at::where(at::arange(seq).unsqueeze(0) < length, ids, at::zeros_like(ids));
+    }
+    const at::Tensor real = (ids != 0).to(at::kFloat).unsqueeze(-1);
+    const at::Tensor mean = (at::embedding(*table, ids) * real).sum(1) / real.sum(1);
+    return Batch{ids, teacher->label(mean)};
+  };
+}
+
+// seq + 1 tokens of a random Markov chain (each token's successor fixed by a
+// random permutation, replaced by a uniform token one time in four, so the
+// next token is learnable but not certain); the inputs are the first seq,
+// the labels the last seq.
+Draw next_tokens(const ModelSizes& sizes, at::Generator& gen) {
+  auto successor = std::make_shared<at::Tensor>(at::randperm(sizes.vocab, gen));
+  const int64_t seq = sizes.seq, vocab = sizes.vocab;
+  return [=](int64_t global, at::Generator& g) {
+    std::vector<at::Tensor> tokens = {at::randint(0, vocab, {global}, g)};
+    for (int64_t t = 0; t < seq; ++t) {
+      const at::Tensor noise = at::randint(0, vocab, {global}, g);
+      const at::Tensor keep = at::rand({global}, g) < 0.75;
+      tokens.push_back(at::where(keep, successor->index_select(0, tokens.back()), noise));
+    }
+    const at::Tensor ids = at::stack(tokens, 1);
+    return Batch{ids.narrow(1, 0, seq), ids.narrow(1, 1, seq)};
+  };
+}
+
+Draw drawer(const ModelFamily& family, const ModelSizes& sizes, at::Generator& gen) {
+  if (family.input == InputKind::kFloat) return float_inputs(family, sizes, gen);
+  if (family.target == TargetKind::kNextToken) return next_tokens(sizes, gen);
+  return classified_tokens(family, sizes, gen);
+}
+
 }  // namespace
 
 SyntheticData::SyntheticData(const DataOptions& options, const c10::Device& device) : device_(device) {
-  const std::vector<int64_t> sample = options.model->sample_shape(options.sizes);
   at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(options.seed);
-  const Teacher teacher(numel(sample), options.sizes.classes, gen);
+  const Draw draw = drawer(*options.model, options.sizes, gen);
 
   // Every rank draws the same global batch and keeps its own slice, so W
   // ranks with batch B see exactly what one process with batch W*B sees.
   const int64_t local = options.sizes.batch;
   const int64_t global = local * options.world_size;
-  std::vector<int64_t> shape = {global};
-  shape.insert(shape.end(), sample.begin(), sample.end());
   const bool pin = device.is_cuda();
   for (int i = 0; i < options.distinct_batches; ++i) {
-    const at::Tensor x = at::randn(shape, gen);
-    const at::Tensor y = teacher.label(x);
-    Batch b{x.narrow(0, options.rank * local, local).contiguous(),
-            y.narrow(0, options.rank * local, local).contiguous()};
+    const Batch all = draw(global, gen);
+    Batch b{all.inputs.narrow(0, options.rank * local, local).contiguous(),
+            all.labels.narrow(0, options.rank * local, local).contiguous()};
     if (pin) b = {b.inputs.pin_memory(), b.labels.pin_memory()};
     host_.push_back(b);
   }

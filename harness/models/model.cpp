@@ -1,5 +1,6 @@
 #include "models/model.h"
 
+#include <ATen/ops/cross_entropy_loss.h>
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/utils.h>
 
@@ -25,6 +26,11 @@ Model make_model(const ModelFamily& family, const ModelSizes& sizes, std::uint64
   const std::lock_guard<std::mutex> lock(seed_mutex);
   torch::manual_seed(seed);
   return family.build(family, sizes, device);
+}
+
+at::Tensor training_loss(const at::Tensor& out, const at::Tensor& labels) {
+  if (out.dim() == 3) return at::cross_entropy_loss(out.flatten(0, 1), labels.flatten());
+  return at::cross_entropy_loss(out, labels);
 }
 
 void cast_model(Model& model, c10::ScalarType dtype, bool keep_batchnorm_fp32) {

@@ -34,6 +34,11 @@ struct Model {
 // Builds `family` with deterministic weights drawn from `seed`, on `device`.
 Model make_model(const ModelFamily& family, const ModelSizes& sizes, std::uint64_t seed, const c10::Device& device);
 
+// The training loss: cross-entropy of the output against the labels, per
+// position for a next-token model (logits [batch, seq, vocab] against
+// labels [batch, seq]), as transformers' causal-LM loss flattens them.
+at::Tensor training_loss(const at::Tensor& out, const at::Tensor& labels);
+
 // Apex's cast model (O2, O3): floating-point parameters and buffers become
 // `dtype` (BatchNorm's stay float32 with keep_batchnorm_fp32, as O2 keeps
 // them), and the forward casts floating inputs to `dtype` and its output

@@ -7,12 +7,14 @@ const ModelFamily& mlp_family();
 const ModelFamily& cnn_family();
 const ModelFamily& transformer_family();
 const ModelFamily& decoder_family();
+const ModelFamily& gpt2_family();
+const ModelFamily& bert_family();
 
 const std::vector<const ModelFamily*>& model_families() {
   // The one registration of each family; the descriptors live beside their
   // modules.
   static const std::vector<const ModelFamily*> families = {&mlp_family(), &cnn_family(), &transformer_family(),
-                                                           &decoder_family()};
+                                                           &decoder_family(), &gpt2_family(), &bert_family()};
   return families;
 }
 

@@ -12,6 +12,7 @@
 #include "models/model.h"
 #include "spec/control.h"
 #include "spec/device_kind.h"
+#include "data/synthetic_data.h"
 #include "suite/suite_sections.h"
 #include "spec/workload_traits.h"
 
@@ -31,6 +32,7 @@ ModelSizes small_sizes() {
   s.heads = 2;
   s.ffn = 16;
   s.layers = 2;
+  s.vocab = 20;
   return s;
 }
 
@@ -41,8 +43,8 @@ TEST(ModelFamily, EveryRegistrationIsCompleteAndFoundByItsName) {
     EXPECT_EQ(find_model_family(f->name), f);
     EXPECT_TRUE(f->sample_shape && f->forward_flops && f->parameters && f->activations && f->build) << f->name;
   }
-  EXPECT_EQ(names.size(), 4u);
-  EXPECT_EQ(find_model_family("resnet"), nullptr);
+  EXPECT_EQ(names, (std::set<std::string>{"mlp", "cnn", "transformer", "decoder", "gpt2", "bert"}));
+  EXPECT_EQ(find_model_family("gpt3"), nullptr);
   EXPECT_EQ(find_model_family(""), nullptr);
 }
 
@@ -51,10 +53,20 @@ TEST(ModelFamily, TheBuiltModuleTakesTheRegisteredInputAndHasTheRegisteredParame
   for (const ModelFamily* f : model_families()) {
     const Model m = make_model(*f, s, 3, c10::Device(c10::kCPU));
     EXPECT_EQ(m.family, f);
+    DataOptions data;
+    data.model = f;
+    data.sizes = s;
+    const Batch batch = SyntheticData(data, c10::Device(c10::kCPU)).host(0);
     std::vector<int64_t> shape = f->sample_shape(s);
     shape.insert(shape.begin(), s.batch);
-    const at::Tensor out = m(at::randn(shape));
-    EXPECT_EQ(out.sizes(), (std::vector<int64_t>{s.batch, s.classes})) << f->name;
+    EXPECT_EQ(batch.inputs.sizes(), shape) << f->name;
+    const at::Tensor out = m(batch.inputs);
+    // A next-token model predicts every position: [batch, seq, vocab].
+    const std::vector<int64_t> expected = f->target == TargetKind::kNextToken
+                                              ? std::vector<int64_t>{s.batch, s.seq, s.vocab}
+                                              : std::vector<int64_t>{s.batch, s.classes};
+    EXPECT_EQ(out.sizes(), expected) << f->name;
+    EXPECT_TRUE(training_loss(out, batch.labels).isfinite().item<bool>()) << f->name;
     int64_t count = 0;
     for (const at::Tensor& p : m.parameters()) count += p.numel();
     EXPECT_EQ(static_cast<double>(count), f->parameters(s)) << f->name << ": the memory estimate's parameter count";
@@ -72,6 +84,21 @@ TEST(ModelFamily, DataParallelIsRefusedAtLoadForAFamilyThatCannotBeReplicated) {
   EXPECT_EQ(suite_detail::model_refusal("ddp", frozen), "");
   EXPECT_EQ(suite_detail::model_refusal("plain", frozen), "");
   for (const ModelFamily* f : model_families()) EXPECT_EQ(suite_detail::model_refusal("dataparallel", *f), "") << f->name;
+}
+
+TEST(ModelFamily, APenaltyOnAFloat16CastTransformersModelIsRefusedAtLoad) {
+  const ModelFamily& gpt2 = *find_model_family("gpt2");
+  const std::string why = suite_detail::family_precision_refusal("penalty", gpt2, PrecisionPolicy::parse("o2"));
+  EXPECT_NE(why.find("double backward overflows"), std::string::npos) << why;
+  EXPECT_NE(suite_detail::family_precision_refusal("penalty", *find_model_family("bert"), PrecisionPolicy::parse("o3")),
+            "");
+  for (const char* allowed : {"fp16", "bf16", "fp32"})
+    EXPECT_EQ(suite_detail::family_precision_refusal("penalty", gpt2, PrecisionPolicy::parse(allowed)), "") << allowed;
+  EXPECT_EQ(suite_detail::family_precision_refusal("plain", gpt2, PrecisionPolicy::parse("o2")), "");
+  // The synthetic models' inputs have unit variance: their LayerNorms are safe.
+  EXPECT_EQ(suite_detail::family_precision_refusal("penalty", *find_model_family("transformer"),
+                                                   PrecisionPolicy::parse("o2")),
+            "");
 }
 
 TEST(ModelFamily, SizesARegistrationRefusesAreNamedByTheirKey) {

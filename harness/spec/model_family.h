@@ -22,8 +22,29 @@ namespace ampbench {
 
 struct Model;
 
+// What one sample is and what the loss compares the output with.
+enum class InputKind {
+  kFloat,     // float features or images (sample_shape)
+  kTokenIds,  // int64 token ids in [0, vocab), shape [seq]
+};
+enum class TargetKind {
+  kClass,      // one label per sample; the output is [batch, classes]
+  kNextToken,  // one label per position, the next token; the output is [batch, seq, vocab]
+};
+
 struct ModelFamily {
   std::string name;
+  InputKind input = InputKind::kFloat;
+  TargetKind target = TargetKind::kClass;
+  // Token ids end in padding (id 0) of a length drawn per sample; the model
+  // masks the padding out of attention (BERT's attention_mask).
+  bool padded_tokens = false;
+  // LayerNorm fed by 0.02-initialised embeddings (transformers' models): its
+  // double backward in float16 computes rstd^3, which passes float16's 65504
+  // once the input's standard deviation is below about 0.025, so a
+  // second-order workload cannot run with the model cast to float16 (O2, O3
+  // keep only BatchNorm in float32). Measured on the canonical modules too.
+  bool small_layernorm_inputs = false;
   // The "models" section's integer keys this family reads, besides batch
   // and classes (which every family reads), and where each one goes.
   std::vector<std::pair<std::string, int ModelSizes::*>> size_keys;

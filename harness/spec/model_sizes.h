@@ -17,7 +17,10 @@ struct ModelSizes {
   int d_model = 64;
   int heads = 4;
   int ffn = 128;
-  int layers = 1;              // decoder blocks
+  int layers = 1;              // decoder blocks; gpt2, bert, vit: encoder/decoder layers
+  int vocab = 64;              // gpt2, bert: token ids are in [0, vocab)
+  int depth = 18;              // resnet: 10, 18, 34, 50, 101 or 152 (torchvision's block counts)
+  int patch = 4;               // vit: patch side (image must be a multiple)
   bool channels_last = false;  // cnn: NHWC activations and weights (the layout tensor cores want)
 };
 

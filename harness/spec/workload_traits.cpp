@@ -27,7 +27,7 @@ const std::vector<WorkloadTraits>& all_workload_traits() {
           .accumulates(true)
           .capturable(true)
           .engages(Engages::kAccumulation),
-      WorkloadTraits("penalty").controls({Control::kPenaltyFromScaledGrads}).engages(Engages::kPenalty),
+      WorkloadTraits("penalty").controls({Control::kPenaltyFromScaledGrads}).engages(Engages::kPenalty).second_order(true),
       WorkloadTraits("multi").controls({Control::kUpdatePerOptimizer}).models(2).capturable(true),
       WorkloadTraits("dataparallel").replication(Replication::kThreads),
       WorkloadTraits("ddp").controls({Control::kRankDisagreement}).replication(Replication::kRanks),

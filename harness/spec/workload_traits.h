@@ -51,6 +51,9 @@ class WorkloadTraits {
   AMPBENCH_TRAIT(bool, accumulates) = false;
   AMPBENCH_TRAIT(Replication, replication) = Replication::kNone;
   AMPBENCH_TRAIT(Engages, engages) = Engages::kNothing;
+  // Its step differentiates a backward pass (create_graph), so every layer
+  // needs a double backward in the case's dtype.
+  AMPBENCH_TRAIT(bool, second_order) = false;
   // Its timed step can be captured into a CUDA graph: no host reads, no
   // replicas (runner/graph_step.h).
   AMPBENCH_TRAIT(bool, capturable) = false;

@@ -132,6 +132,10 @@ CaseSpec read_explicit_case(const SuiteContext& ctx, Reader r) {
     r.fail("precision", e.what());
   }
   require_tolerance_row(r, "precision", ctx, precision);
+  if (const std::string why =
+          family_precision_refusal(workload, *find_model_family(model), PrecisionPolicy::parse(precision));
+      !why.empty())
+    r.fail("precision", why);
   if (const std::string why = precision_refusal(workload, PrecisionPolicy::parse(precision)); !why.empty())
     r.fail("precision", why);
   const auto optimizer = r.require<std::string>("optimizer");
@@ -299,8 +303,13 @@ void expand_matrix(Reader m, const SuiteContext& ctx, std::vector<CaseSpec>& cas
   m.reject_unknown_keys();
   for (const auto& model : model_names) {
     if (!ctx.models.count(model)) m.fail("models", "model '" + model + "' has no sizes in \"models\"");
-    for (const auto& w : workloads)
+    for (const auto& w : workloads) {
       if (const std::string why = model_refusal(w, *find_model_family(model)); !why.empty()) m.fail("models", why);
+      for (const auto& p : precisions)
+        if (const std::string why = family_precision_refusal(w, *find_model_family(model), PrecisionPolicy::parse(p));
+            !why.empty())
+          m.fail("models", why);
+    }
   }
   for (const auto& w : workloads)
     for (const auto& model : model_names)

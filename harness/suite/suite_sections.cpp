@@ -109,12 +109,17 @@ TrainingSettings read_settings(Reader& r, TrainingSettings s) {
 ModelSizes read_sizes(Reader r, const ModelFamily& family) {
   ModelSizes s;
   s.batch = r.require<int>("batch");
-  s.classes = r.require<int>("classes");
-  std::vector<std::pair<std::string, int>> dims = {{"batch", s.batch}, {"classes", s.classes}};
+  std::vector<std::pair<std::string, int>> dims = {{"batch", s.batch}};
+  // A next-token model's classes are its vocabulary.
+  if (family.target == TargetKind::kClass) {
+    s.classes = r.require<int>("classes");
+    dims.emplace_back("classes", s.classes);
+  }
   for (const auto& [key, field] : family.size_keys) {
     s.*field = r.require<int>(key);
     dims.emplace_back(key, s.*field);
   }
+  if (family.target == TargetKind::kNextToken) s.classes = s.vocab;
   if (family.reads_channels_last) s.channels_last = r.get("channels_last", false);
   r.reject_unknown_keys();
   for (const auto& [key, v] : dims) require_in(r, key, v, 1, kMaxDimension);
@@ -227,6 +232,16 @@ ThroughputSettings read_throughput(Reader r) {
 std::string model_refusal(const std::string& workload, const ModelFamily& family) {
   if (workload_traits(workload).replication() != Replication::kThreads || family.replicable) return "";
   return workload + " replicates the model, and model family '" + family.name + "' cannot be replicated";
+}
+
+std::string family_precision_refusal(const std::string& workload, const ModelFamily& family,
+                                    const PrecisionPolicy& precision) {
+  if (!family.small_layernorm_inputs || !workload_traits(workload).second_order() ||
+      precision.model_dtype() != c10::ScalarType::Half)
+    return "";
+  return workload + " differentiates the backward pass, and " + precision.name() + " casts model family '" +
+         family.name + "''s LayerNorms to float16, whose double backward overflows on its 0.02-scale embeddings " +
+         "(use fp16 or bf16 autocast for this workload)";
 }
 
 std::string precision_refusal(const std::string& workload, const PrecisionPolicy& precision) {

@@ -78,6 +78,9 @@ std::string precision_refusal(const std::string& workload, const PrecisionPolicy
 // Why `workload` cannot train `family` ("" when it can): DataParallel needs
 // a family it can replicate.
 std::string model_refusal(const std::string& workload, const ModelFamily& family);
+// Why `family` cannot run `workload` at `precision` ("" when it can).
+std::string family_precision_refusal(const std::string& workload, const ModelFamily& family,
+                                    const PrecisionPolicy& precision);
 // Why a "cuda_graph" case cannot be captured ("" when it can, or is not one).
 std::string graph_refusal(const CaseSpec& c);
 

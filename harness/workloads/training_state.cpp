@@ -76,7 +76,7 @@ at::Tensor forward(TrainingState& s, const Model& model, const at::Tensor& input
 
 at::Tensor loss_fn(TrainingState& s, const at::Tensor& out, const at::Tensor& labels) {
   PrecisionAutocast autocast(s);
-  at::Tensor loss = torch::nn::functional::cross_entropy(out, labels);
+  at::Tensor loss = training_loss(out, labels);
   return s.spec.loss_multiplier == 1.0 ? loss : loss * s.spec.loss_multiplier;
 }
 

@@ -16,6 +16,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from . import canonical
+
 CNN_INPUT_CHANNELS = 8  # harness/models/cnn.h kCnnInputChannels
 
 
@@ -177,15 +179,15 @@ class Decoder(nn.Module):
         return self.head(self.ln_f(x[:, -1]))
 
 
-FAMILIES = {"mlp": Mlp, "cnn": Cnn, "transformer": Transformer, "decoder": Decoder}
+FAMILIES = {"mlp": Mlp, "cnn": Cnn, "transformer": Transformer, "decoder": Decoder, **canonical.BUILDERS}
 
 
 def make_model(family: str, sizes: dict) -> nn.Module:
     try:
-        cls = FAMILIES[family]
+        build = FAMILIES[family]
     except KeyError:
         raise ValueError(f"unknown model '{family}' (known: {', '.join(FAMILIES)})") from None
-    model = cls(sizes)
+    model = build(sizes)
     if family == "cnn" and sizes.get("channels_last"):
         model = model.to(memory_format=torch.channels_last)
     return model
@@ -199,7 +201,16 @@ def input_shape(family: str, sizes: dict) -> list[int]:
         return [CNN_INPUT_CHANNELS, sizes["image"], sizes["image"]]
     if family in ("transformer", "decoder"):
         return [sizes["seq"], sizes["d_model"]]
-    raise ValueError(f"unknown model '{family}'")
+    return canonical.input_shape(family, sizes)
+
+
+def training_loss(out: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """harness/models/model.cpp training_loss: cross-entropy per sample, or
+    per position for next-token logits [batch, seq, vocab] (transformers'
+    causal-LM loss flattens them the same way)."""
+    if out.dim() == 3:
+        return F.cross_entropy(out.flatten(0, 1), labels.flatten())
+    return F.cross_entropy(out, labels)
 
 
 def training_flops_per_sample(family: str, sizes: dict) -> float:
@@ -217,11 +228,17 @@ def training_flops_per_sample(family: str, sizes: dict) -> float:
     elif family == "cnn":
         c = s["channels"]
         fwd = conv3x3(CNN_INPUT_CHANNELS, c, s["image"]) + conv3x3(c, 2 * c, s["image"] // 2) + linear(2 * c, s["classes"])
-    elif family in ("transformer", "decoder"):
+    elif family in ("transformer", "decoder", "gpt2", "bert"):
         seq, d = s["seq"], s["d_model"]
-        blocks = s["layers"] if family == "decoder" else 1
+        blocks = 1 if family == "transformer" else s["layers"]
         fwd = blocks * (seq * (linear(d, 3 * d) + linear(d, d)) + 2.0 * (2.0 * seq * seq * d)
-                        + seq * (linear(d, s["ffn"]) + linear(s["ffn"], d))) + linear(d, s["classes"])
+                        + seq * (linear(d, s["ffn"]) + linear(s["ffn"], d)))
+        if family == "gpt2":
+            fwd += seq * linear(d, s["vocab"])  # the tied lm_head at every position
+        elif family == "bert":
+            fwd += linear(d, d) + linear(d, s["classes"])  # pooler, classifier
+        else:
+            fwd += linear(d, s["classes"])
     else:
         raise ValueError(f"unknown model {family!r}")
     return 3.0 * fwd

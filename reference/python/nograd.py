@@ -43,9 +43,9 @@ import copy
 import math
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
+from . import models as M
 from .compare import Relaxed
 from .replay import replay
 from .spec import Spec
@@ -59,6 +59,11 @@ NO_GRAD_REL = 1e-10
 PROBE_BATCHES = 6    # distinct micro-batches probed (the dumps cycle through 8)
 SHIFT = 1e-3         # float64 shift of the no-gradient elements (linear regime)
 COUPLED_MIN = 1e-6   # sensitivity below which a buffer is not fed by them
+
+
+def _float64_input(x: torch.Tensor) -> torch.Tensor:
+    """Float inputs in float64; token ids stay ids."""
+    return x.double() if x.is_floating_point() else x
 
 
 def _float64_copy(model: nn.Module) -> nn.Module:
@@ -75,7 +80,7 @@ def no_grad_masks(model: nn.Module, batches: list) -> dict:
         m64.zero_grad(set_to_none=True)
         # The invariance is a property of the model function, so any loss of
         # its output shows it: plain cross-entropy stands for every workload.
-        F.cross_entropy(m64(x.double()), y).backward()
+        M.training_loss(m64(_float64_input(x)), y).backward()
         grads = {n: (p.grad if p.grad is not None else torch.zeros_like(p)).abs()
                  for n, p in m64.named_parameters()}
         largest = max(float(g.max()) for g in grads.values() if g.numel())
@@ -95,8 +100,8 @@ def buffer_sensitivity(model: nn.Module, name: str, mask: torch.Tensor, x: torch
     base, shifted = _float64_copy(model), _float64_copy(model)
     with torch.no_grad():
         dict(shifted.named_parameters())[name][mask] += SHIFT
-        base(x.double())
-        shifted(x.double())
+        base(_float64_input(x))
+        shifted(_float64_input(x))
     before = dict(base.named_buffers())
     out = {}
     for bname, b in shifted.named_buffers():

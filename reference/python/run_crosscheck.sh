@@ -37,7 +37,7 @@ SUITE="${AMPBENCH_CROSSCHECK_SUITE:-smoke}"
 # keeps to the mlp, which holds every negative control, to bound the time.
 SINGLE_PROCESS="workload=plain|clip|accumulation|penalty|multi"
 if [[ "$(basename "$SUITE" .json)" == smoke ]]; then
-  DEFAULT_FILTER="model=mlp|decoder,$SINGLE_PROCESS"
+  DEFAULT_FILTER="model=mlp|decoder|gpt2|bert,$SINGLE_PROCESS"
 else
   DEFAULT_FILTER="$SINGLE_PROCESS"
 fi

@@ -16,7 +16,7 @@ VARIANTS = {
     "penalty": ("correct", "penalty_from_scaled_grads"),
     "multi": ("correct", "update_per_optimizer"),
 }
-MODELS = ("mlp", "cnn", "transformer", "decoder")
+MODELS = ("mlp", "cnn", "transformer", "decoder", "gpt2", "bert")
 PRECISIONS = ("fp32", "fp16", "bf16", "tf32", "o2", "o3")
 # Apex O2 and O3: a float16 model (core/precision.h); O2 with float32 master weights.
 HALF_MODEL_PRECISIONS = ("o2", "o3")
@@ -28,9 +28,10 @@ NOT_RUN_REASON = {"tf32": "the Python reference does not run tf32 (CUDA TF32 ten
 OPTIMIZERS = ("sgd", "adamw")
 OPTIMIZER_IMPLS = ("loop", "foreach", "fused")  # harness/optim/optimizers.h
 SIZE_KEYS = ("batch", "in_features", "hidden", "classes", "channels", "image", "seq", "d_model",
-             "heads", "ffn", "layers", "channels_last")
+             "heads", "ffn", "layers", "vocab", "depth", "patch", "channels_last")
 DEFAULT_SIZES = {"batch": 32, "in_features": 64, "hidden": 128, "classes": 16, "channels": 16,
-                 "image": 16, "seq": 16, "d_model": 64, "heads": 4, "ffn": 128, "layers": 1, "channels_last": 0}
+                 "image": 16, "seq": 16, "d_model": 64, "heads": 4, "ffn": 128, "layers": 1, "vocab": 64,
+                 "depth": 18, "patch": 4, "channels_last": 0}
 DEFAULT_SCALER = {"init_scale": 65536.0, "growth_factor": 2.0, "backoff_factor": 0.5,
                   "growth_interval": 2000}
 

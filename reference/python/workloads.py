@@ -16,9 +16,9 @@ import math
 from typing import Callable, NamedTuple
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
+from . import models as M
 from .spec import Spec
 
 AUTOCAST_DTYPES = {"fp32": None, "fp16": torch.float16, "bf16": torch.bfloat16, "o2": None, "o3": None}
@@ -123,7 +123,13 @@ class TrainingState:
     def trained_state(self, k: int) -> dict:
         """Model k's state dict with the trained tensors as its parameters
         (the O2 masters), as the C++ dump writes it."""
-        state = {n: t.detach().cpu().clone() for n, t in self.models[k].state_dict().items()}
+        model = self.models[k]
+        # keep_vars: a tied weight's second name (GPT-2's lm_head.weight) is
+        # the same Parameter as its first; the C++ dump holds it once.
+        named = dict(model.named_parameters())
+        owners = {id(p) for p in named.values()}
+        state = {n: t.detach().cpu().clone() for n, t in model.state_dict(keep_vars=True).items()
+                 if n in named or id(t) not in owners}
         for (name, _), t in zip(self.models[k].named_parameters(), self.trained(k)):
             state[name] = t.detach().cpu().clone()
         return state
@@ -149,7 +155,7 @@ def collect_master_grads(s: TrainingState) -> None:
 def loss_fn(s: TrainingState, out: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """cross_entropy inside autocast, times the case's loss_multiplier."""
     with s.autocast():
-        loss = F.cross_entropy(out, labels)
+        loss = M.training_loss(out, labels)
         return loss if s.spec.loss_multiplier == 1.0 else loss * s.spec.loss_multiplier
 
 

@@ -1,0 +1,131 @@
+"""The C++ real-architecture families against the canonical Python modules
+(reference/python/canonical.py: transformers' and torchvision's own classes).
+
+For each family, with AMPBENCH_MODEL_PROBE naming build/harness/ampbench_model_probe
+(the CTests models.equivalence_<family> set it; without it these tests skip):
+
+* C++ -> Python: the C++ initial state loads into the canonical module by
+  name (strict), in the same parameter order, and one float32 forward and
+  backward on the C++ batch gives the same loss and the same gradient for
+  every parameter, within FP32_REL (relative L2 per tensor).
+* Python -> C++: the canonical module's own initial state loads into the C++
+  module by name; the C++ side reads back every tensor bit for bit and
+  computes the same loss and gradients.
+* Initialisation: the C++ module draws each tensor as the canonical module's
+  initialiser does: the same constant tensors (zeros, ones: zero-initialised
+  residual norms, biases, LayerNorm), the same spread for the random ones.
+
+Run one family: pytest reference/python/tests/test_canonical_equivalence.py -k gpt2
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import json
+import pytest
+import torch
+
+from reference.python import canonical
+from reference.python.models import training_loss
+from reference.python.replay import torch_load
+
+PROBE = os.environ.get("AMPBENCH_MODEL_PROBE", "")
+pytestmark = pytest.mark.skipif(not PROBE, reason="AMPBENCH_MODEL_PROBE names no ampbench_model_probe binary")
+
+# float32 forward and backward of the same function with the same kernels:
+# what remains is the order of a few reductions (measured below 1e-6 on
+# every family, 1.5e-7 at most; float32 epsilon is 1.2e-7).
+FP32_REL = 1e-6
+
+SIZES = {
+    "gpt2": {"batch": 3, "seq": 12, "d_model": 32, "heads": 4, "ffn": 64, "layers": 2, "vocab": 96},
+    "bert": {"batch": 4, "seq": 12, "d_model": 32, "heads": 4, "ffn": 64, "layers": 2, "vocab": 96, "classes": 5},
+}
+FAMILIES = sorted(SIZES)
+
+
+def run_probe(tmp: Path, family: str, *extra: str) -> Path:
+    out = tmp / f"{family}-probe"
+    cmd = [PROBE, "--family", family, "--sizes", json.dumps(SIZES[family]), "--seed", "3", "--out", str(out), *extra]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def python_step(model, inputs, labels):
+    model.zero_grad(set_to_none=True)
+    loss = training_loss(model(inputs), labels)
+    loss.backward()
+    return loss.detach(), {n: p.grad for n, p in model.named_parameters()}
+
+
+def rel(a: torch.Tensor, b: torch.Tensor, floor: float = 0.0) -> float:
+    """Relative L2 difference; `floor` bounds the denominator from below."""
+    denom = max(b.double().norm().item(), floor)
+    diff = (a.double() - b.double()).norm().item()
+    return diff / denom if denom > 0 else diff
+
+
+def assert_same_step(out: Path, model, what: str):
+    result = torch_load(out / "result.pt")
+    inputs, labels = torch_load(out / "inputs.pt"), torch_load(out / "labels.pt")
+    loss, grads = python_step(model, inputs, labels)
+    cpp_grads = {k[len("grad."):]: v for k, v in result.items() if k.startswith("grad.")}
+    assert list(cpp_grads) == list(grads), f"{what}: parameter order differs"
+    grads = {n: g if g is not None else torch.zeros_like(cpp_grads[n]) for n, g in grads.items()}
+    # A gradient that is zero in exact arithmetic (attention's key bias:
+    # softmax ignores a per-query constant) is rounding noise on both sides;
+    # it is measured against 1% of the largest gradient instead of itself.
+    floor = 1e-2 * max(g.double().norm().item() for g in grads.values())
+    worst = max((rel(cpp_grads[n], g, floor), n) for n, g in grads.items())
+    assert rel(result["loss"], loss) <= FP32_REL, f"{what}: loss C++ {result['loss'].item()} Python {loss.item()}"
+    assert worst[0] <= FP32_REL, f"{what}: gradient of {worst[1]} differs by {worst[0]:.2e} (relative L2)"
+    print(f"{what}: loss rel {rel(result['loss'], loss):.1e}, worst gradient rel {worst[0]:.1e} ({worst[1]})")
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_cpp_state_trains_the_canonical_module_alike(tmp_path, family):
+    out = run_probe(tmp_path, family)
+    model = canonical.make(family, SIZES[family])
+    model.load_state_dict(torch_load(out / "state.pt"), strict=True)
+    assert_same_step(out, model, f"{family} C++ -> Python")
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_canonical_state_loads_into_cpp_by_name(tmp_path, family):
+    torch.manual_seed(11)
+    model = canonical.make(family, SIZES[family])
+    state = canonical.plain_state_dict(model)
+    path = tmp_path / "state.pt"
+    torch.save(state, path)
+    out = run_probe(tmp_path, family, "--load", str(path))
+    unused = set((out / "unused_keys.txt").read_text().split())
+    assert unused == canonical.EXTRA_STATE_KEYS[family]
+    back = torch_load(out / "state.pt")
+    for name, t in back.items():
+        assert torch.equal(t, state[name]), f"{name} did not round-trip"
+    assert_same_step(out, model, f"{family} Python -> C++")
+
+
+def _constant(t: torch.Tensor):
+    flat = t.flatten()
+    return flat[0].item() if flat.numel() and bool((flat == flat[0]).all()) else None
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_cpp_initialisation_draws_like_the_canonical_module(tmp_path, family):
+    cpp = torch_load(run_probe(tmp_path, family) / "state.pt")
+    torch.manual_seed(5)
+    py = canonical.plain_state_dict(canonical.make(family, SIZES[family]))
+    for name, t in cpp.items():
+        ref = py[name]
+        if not t.is_floating_point():
+            assert torch.equal(t, ref), name
+            continue
+        assert _constant(t) == _constant(ref), f"{name}: C++ constant {_constant(t)}, canonical {_constant(ref)}"
+        if _constant(ref) is None and ref.numel() >= 256:
+            ratio = t.float().std().item() / ref.float().std().item()
+            assert 0.85 < ratio < 1.15, f"{name}: C++ std / canonical std = {ratio:.3f}"
