@@ -59,7 +59,8 @@ build() {
 # A suite names model families, whose registrations carry their LibTorch
 # modules' builds: the suite target links them (and LibTorch) too.
 MODELS=("$H/models/model_family.cpp" "$H/models/model.cpp" "$H/models/flops.cpp" "$H/models/mlp.cpp"
-        "$H/models/cnn.cpp" "$H/models/transformer.cpp" "$H/models/decoder.cpp")
+        "$H/models/cnn.cpp" "$H/models/transformer.cpp" "$H/models/decoder.cpp" "$H/models/gpt2.cpp"
+        "$H/models/bert.cpp" "$H/models/hf_attention.cpp" "$H/models/resnet.cpp" "$H/models/vit.cpp")
 build fuzz_suite "$H/fuzz/fuzz_suite.cpp" "$H/suite/suite.cpp" "$H/suite/suite_sections.cpp" "$H/suite/memory_estimate.cpp" \
   "$H/core/precision.cpp" "$H/core/build_info.cpp" "$H/io/json_file.cpp" "$H/optim/impl.cpp" "$H/spec/control.cpp" \
   "$H/spec/workload_traits.cpp" "${MODELS[@]}" "${TORCH_LIBS[@]}"

@@ -18,6 +18,8 @@
 #   large        the large tier with the ceilings qualify measured (MFU): the GPT-style
 #                decoder first, its plain cases in Python eager and the C++/Python
 #                throughput ratios, then the GEMM MLP and channels_last CNN
+#   architectures  ResNet-50, ViT-B/16, BERT-base and GPT-2 small at their published
+#                sizes (suites/architectures.json) in fp32, tf32, fp16, O2 and bf16
 #   compare      the throughput suite's fused cases (+graph among them) in C++ and in
 #                Python eager, and the C++/Python ratios (a +graph case against
 #                Python's uncaptured one)
@@ -54,13 +56,13 @@ OUT="${OUT:-$WORK}"
 JOBS="${AMPBENCH_JOBS:-$(nproc)}"
 BUDGET="${AMPBENCH_GPU_CHECK_BUDGET_S:-420}"
 QUALIFY_SUITES="${AMPBENCH_GPU_CHECK_QUALIFY_SUITES-$([[ $DEVICE == cuda ]] && echo conformance)}"
-STAGES="${AMPBENCH_GPU_CHECK_STAGES:-deps,configure,build,env,distributed,ctest,autocast,qualify,large,compare,targets,bench,archive}"
+STAGES="${AMPBENCH_GPU_CHECK_STAGES:-deps,configure,build,env,distributed,ctest,autocast,qualify,large,architectures,compare,targets,bench,archive}"
 DRY=0
 [[ "${1:-}" == "--dry-run" ]] && DRY=1
 # The CPU end-to-end runs (smoke and scaler-stress suites, Python cross-checks,
 # envelope configurations, A/B gate, killed
 # and failing ranks): CI runs them; here they would spend the budget on CPU.
-CTEST_EXCLUDE="${AMPBENCH_GPU_CHECK_CTEST_EXCLUDE:-^(cli\.smoke_suite_conforms|results\.smoke_output_matches_schema|reference\.crosscheck_smoke_mlp|ci\.gate_ab_flags_slowdown|results\.killed_run_keeps_finished_cases|cli\.distributed_rank_failure_fails_fast|cli\.distributed_suite_conforms|cli\.scaler_stress_suite_conforms|reference\.crosscheck_scaler_stress|reference\.crosscheck_conformance_transformer_adamw|check\.envelope_holds_across_configurations|cli\.autocast_ops_cpu_matches_python|cli\.autocast_ops_doctored_expected_fails|reports\.smoke_report_in_a_browser|cli\.nproc2_ranks_stay_in_step_after_a_disagreement)$}"
+CTEST_EXCLUDE="${AMPBENCH_GPU_CHECK_CTEST_EXCLUDE:-^(cli\.smoke_suite_conforms|results\.smoke_output_matches_schema|reference\.crosscheck_smoke_mlp|ci\.gate_ab_flags_slowdown|results\.killed_run_keeps_finished_cases|cli\.distributed_rank_failure_fails_fast|cli\.distributed_suite_conforms|cli\.scaler_stress_suite_conforms|reference\.crosscheck_scaler_stress|reference\.crosscheck_conformance_transformer_adamw|models\.equivalence_.*|check\.envelope_holds_across_configurations|cli\.autocast_ops_cpu_matches_python|cli\.autocast_ops_doctored_expected_fails|reports\.smoke_report_in_a_browser|cli\.nproc2_ranks_stay_in_step_after_a_disagreement)$}"
 
 deps="$ROOT/.deps/root/usr"
 start=$(date +%s)
@@ -78,7 +80,8 @@ wanted() { [[ ",$STAGES," == *",$1,"* ]]; }
 # conformance in 38 s and a 33-case throughput suite in 65 s): each stage's
 # line reports its real time.
 PLAN="${AMPBENCH_GPU_CHECK_PLAN:-deps:30:5 configure:90:15 build:300:120 env:30:3 distributed:90:20 ctest:120:25
-      autocast:60:8 qualify:200:70 large:180:60 compare:120:40 targets:20:2 bench:40:8 archive:60:10}"
+      autocast:60:8 qualify:200:70 large:180:60 architectures:90:20 compare:120:40 targets:20:2 bench:40:8
+      archive:60:10}"
 
 # The floors of the wanted stages after NAME (all of them for "").
 floors_after() {
@@ -239,6 +242,16 @@ run_large() {
   return "$status"
 }
 
+# The real architectures at their published sizes, with qualify's ceilings
+# (MFU). The oracle's torchvision and transformers are not on the GPU machine:
+# the equivalence tests and cross-checks that use them run in CI on CPU.
+run_architectures() {
+  local ceilings=()
+  set_ceilings
+  timeout "$STAGE_CAP" "$BUILD/ampbench" run --device "$DEVICE" --suite architectures --no-report --overwrite \
+    --out "$WORK/architectures" "${ceilings[@]}"
+}
+
 # python_against SECONDS SUITE FILTER DIR: Python eager on SUITE's cases
 # matching FILTER for at most SECONDS (the bench writes each case as it
 # finishes), then the C++/Python ratios against DIR/results.json.
@@ -312,7 +325,7 @@ make_archive() {
 }
 
 export ROOT PY DEVICE BUILD WORK OUT JOBS deps summary QUALIFY_SUITES
-export -f check_deps configure write_env run_autocast_ops run_qualify set_ceilings run_large python_against run_compare run_targets run_distributed run_benches make_archive
+export -f check_deps configure write_env run_autocast_ops run_qualify set_ceilings run_large run_architectures python_against run_compare run_targets run_distributed run_benches make_archive
 
 floors=$(floors_after "")
 if ((floors > BUDGET)); then
@@ -331,6 +344,7 @@ stage ctest "JUnit ctest-junit.xml" -- ctest --test-dir "$BUILD" -j "$((JOBS < 8
 stage autocast "autocast-ops/autocast-ops.json (every op x float16, bfloat16 agrees with torch.autocast)" -- run_autocast_ops
 stage qualify "qualify/ (ceilings, ${QUALIFY_SUITES:-the default suites}, report; cases in IEEE fp32)" -- run_qualify
 stage large "large/ (decoder, GEMM MLP, channels_last CNN: MFU, attention backend, C++/Python ratios)" -- run_large
+stage architectures "architectures/ (ResNet-50, ViT-B/16, BERT-base, GPT-2 small: verdicts, samples/s, MFU)" -- run_architectures
 stage compare "throughput/cpp-vs-python.txt (fused and +graph cases against Python eager)" -- run_compare
 stage targets "targets.txt (decoder MFU, fp16/bf16 over fp32, C++/Python: met, missed, not measured)" -- run_targets
 stage bench "Google Benchmark JSON" -- run_benches

@@ -26,19 +26,6 @@ at::Tensor CnnImpl::forward(const at::Tensor& x) {
   return head_(h);
 }
 
-namespace {
-
-// NHWC weights and inputs: cuDNN's tensor-core convolutions read them
-// without transposes.
-Model channels_last(Model m) {
-  const torch::NoGradGuard no_grad;
-  for (const at::Tensor& p : m.module->parameters())
-    if (p.dim() == 4) p.set_data(p.contiguous(at::MemoryFormat::ChannelsLast));
-  m.forward = [inner = m.forward](const at::Tensor& x) { return inner(x.contiguous(at::MemoryFormat::ChannelsLast)); };
-  return m;
-}
-
-}  // namespace
 
 const ModelFamily& cnn_family() {
   static const ModelFamily family = [] {
@@ -63,7 +50,7 @@ const ModelFamily& cnn_family() {
     };
     f.build = [](const ModelFamily& me, const ModelSizes& s, const c10::Device& d) {
       Model m = module_model(me, Cnn(s), d);
-      return s.channels_last ? channels_last(std::move(m)) : m;
+      return s.channels_last ? to_channels_last(std::move(m)) : m;
     };
     return f;
   }();

@@ -28,6 +28,14 @@ Model make_model(const ModelFamily& family, const ModelSizes& sizes, std::uint64
   return family.build(family, sizes, device);
 }
 
+Model to_channels_last(Model m) {
+  const torch::NoGradGuard no_grad;
+  for (const at::Tensor& p : m.module->parameters())
+    if (p.dim() == 4) p.set_data(p.contiguous(at::MemoryFormat::ChannelsLast));
+  m.forward = [inner = m.forward](const at::Tensor& x) { return inner(x.contiguous(at::MemoryFormat::ChannelsLast)); };
+  return m;
+}
+
 at::Tensor training_loss(const at::Tensor& out, const at::Tensor& labels) {
   if (out.dim() == 3) return at::cross_entropy_loss(out.flatten(0, 1), labels.flatten());
   return at::cross_entropy_loss(out, labels);

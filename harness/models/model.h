@@ -34,6 +34,10 @@ struct Model {
 // Builds `family` with deterministic weights drawn from `seed`, on `device`.
 Model make_model(const ModelFamily& family, const ModelSizes& sizes, std::uint64_t seed, const c10::Device& device);
 
+// NHWC weights and inputs: cuDNN's tensor-core convolutions read them
+// without transposes (a convolutional family's channels_last size).
+Model to_channels_last(Model m);
+
 // The training loss: cross-entropy of the output against the labels, per
 // position for a next-token model (logits [batch, seq, vocab] against
 // labels [batch, seq]), as transformers' causal-LM loss flattens them.

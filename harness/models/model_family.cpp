@@ -9,12 +9,15 @@ const ModelFamily& transformer_family();
 const ModelFamily& decoder_family();
 const ModelFamily& gpt2_family();
 const ModelFamily& bert_family();
+const ModelFamily& resnet_family();
+const ModelFamily& vit_family();
 
 const std::vector<const ModelFamily*>& model_families() {
   // The one registration of each family; the descriptors live beside their
   // modules.
   static const std::vector<const ModelFamily*> families = {&mlp_family(), &cnn_family(), &transformer_family(),
-                                                           &decoder_family(), &gpt2_family(), &bert_family()};
+                                                           &decoder_family(), &gpt2_family(), &bert_family(),
+                                                           &resnet_family(), &vit_family()};
   return families;
 }
 

@@ -33,6 +33,8 @@ ModelSizes small_sizes() {
   s.ffn = 16;
   s.layers = 2;
   s.vocab = 20;
+  s.depth = 10;
+  s.patch = 4;
   return s;
 }
 
@@ -43,7 +45,7 @@ TEST(ModelFamily, EveryRegistrationIsCompleteAndFoundByItsName) {
     EXPECT_EQ(find_model_family(f->name), f);
     EXPECT_TRUE(f->sample_shape && f->forward_flops && f->parameters && f->activations && f->build) << f->name;
   }
-  EXPECT_EQ(names, (std::set<std::string>{"mlp", "cnn", "transformer", "decoder", "gpt2", "bert"}));
+  EXPECT_EQ(names, (std::set<std::string>{"mlp", "cnn", "transformer", "decoder", "gpt2", "bert", "resnet", "vit"}));
   EXPECT_EQ(find_model_family("gpt3"), nullptr);
   EXPECT_EQ(find_model_family(""), nullptr);
 }
@@ -99,6 +101,31 @@ TEST(ModelFamily, APenaltyOnAFloat16CastTransformersModelIsRefusedAtLoad) {
   EXPECT_EQ(suite_detail::family_precision_refusal("penalty", *find_model_family("transformer"),
                                                    PrecisionPolicy::parse("o2")),
             "");
+}
+
+// torchvision's published GFLOPS (multiply-adds, so half our 2-per-MAC
+// count) for its ResNet and ViT weights; GPT-2 small and BERT-base follow
+// the 2 x parameters x tokens rule plus attention and, for GPT-2, the tied
+// head over the vocabulary (Kaplan et al.'s forward count).
+TEST(ModelFamily, PublishedConfigurationsCostWhatTheirReferencesPublish) {
+  ModelSizes r50;
+  r50.depth = 50, r50.image = 224, r50.classes = 1000;
+  EXPECT_NEAR(find_model_family("resnet")->forward_flops(r50) / 2e9, 4.09, 0.01);
+  r50.depth = 18;
+  EXPECT_NEAR(find_model_family("resnet")->forward_flops(r50) / 2e9, 1.81, 0.01);
+  ModelSizes vit;
+  vit.image = 224, vit.patch = 16, vit.d_model = 768, vit.heads = 12, vit.ffn = 3072, vit.layers = 12,
+  vit.classes = 1000;
+  EXPECT_NEAR(find_model_family("vit")->forward_flops(vit) / 2e9, 17.56, 0.01);
+  ModelSizes gpt2;
+  gpt2.seq = 1024, gpt2.d_model = 768, gpt2.heads = 12, gpt2.ffn = 3072, gpt2.layers = 12, gpt2.vocab = 50257;
+  const double non_embedding = 12.0 * (12.0 * 768 * 768);  // 12 layers x 12 d^2 (weights only)
+  const double expected = 1024 * (2 * non_embedding + 2.0 * 768 * 50257) + 12 * 4.0 * 1024 * 1024 * 768;
+  EXPECT_NEAR(find_model_family("gpt2")->forward_flops(gpt2) / 1024, expected / 1024, expected / 1024 * 1e-9);
+  EXPECT_NEAR(find_model_family("gpt2")->parameters(gpt2) / 1e6, 124.4, 0.1);  // GPT-2 small, 124M
+  ModelSizes bert = gpt2;
+  bert.seq = 128, bert.vocab = 30522, bert.classes = 2;
+  EXPECT_NEAR(find_model_family("bert")->parameters(bert) / 1e6, 109.5 - 0.4, 0.1);  // BERT-base, 512 positions there
 }
 
 TEST(ModelFamily, SizesARegistrationRefusesAreNamedByTheirKey) {

@@ -7,7 +7,9 @@
 //
 // Writes DIR/state.pt (the initial parameters and buffers by name),
 // DIR/inputs.pt, DIR/labels.pt and DIR/result.pt ({"loss": ..., and each
-// parameter's gradient under "grad.<name>"}), all readable by torch.load.
+// parameter's gradient under "grad.<name>"}), all readable by torch.load,
+// and DIR/family.json (the registration's forward FLOPs per sample and
+// parameter count, for the count made another way).
 // --load replaces the initial state by a dict of tensors written by Python's
 // torch.save: every name of the C++ module must be in it with its shape; the
 // names it has beyond those are written to DIR/unused_keys.txt.
@@ -93,6 +95,9 @@ int probe(const std::string& family_name, const std::string& sizes_json, int see
     for (const std::string& k : load_state(*model.module, load)) unused << k << "\n";
   }
   save(out / "state.pt", as_dict(named_state(*model.module)));
+  std::ofstream(out / "family.json") << nlohmann::json{{"forward_flops_per_sample", family->forward_flops(sizes)},
+                                                       {"parameters", family->parameters(sizes)}}
+                                            .dump();
 
   DataOptions options;
   options.model = family;

@@ -45,6 +45,9 @@ struct ModelFamily {
   // second-order workload cannot run with the model cast to float16 (O2, O3
   // keep only BatchNorm in float32). Measured on the canonical modules too.
   bool small_layernorm_inputs = false;
+  // Its forward has no double backward at all (a fused attention kernel), so
+  // a second-order workload cannot run at any precision.
+  bool first_order_only = false;
   // The "models" section's integer keys this family reads, besides batch
   // and classes (which every family reads), and where each one goes.
   std::vector<std::pair<std::string, int ModelSizes::*>> size_keys;

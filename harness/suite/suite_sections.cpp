@@ -236,7 +236,11 @@ std::string model_refusal(const std::string& workload, const ModelFamily& family
 
 std::string family_precision_refusal(const std::string& workload, const ModelFamily& family,
                                     const PrecisionPolicy& precision) {
-  if (!family.small_layernorm_inputs || !workload_traits(workload).second_order() ||
+  if (!workload_traits(workload).second_order()) return "";
+  if (family.first_order_only)
+    return workload + " differentiates the backward pass, and model family '" + family.name +
+           "' attends through scaled_dot_product_attention, whose fused kernels have no double backward";
+  if (!family.small_layernorm_inputs ||
       precision.model_dtype() != c10::ScalarType::Half)
     return "";
   return workload + " differentiates the backward pass, and " + precision.name() + " casts model family '" +

@@ -62,8 +62,11 @@ class SyntheticData:
         self.device = device
         self.host = []
         for _ in range(distinct):
-            x = torch.randn([spec.sizes["batch"], *sample], generator=gen)
-            y = torch.tanh(x.flatten(1).matmul(w1)).matmul(w2).argmax(1)
+            if spec.model in ("gpt2", "bert"):
+                x, y = _token_batch(spec, gen)
+            else:
+                x = torch.randn([spec.sizes["batch"], *sample], generator=gen)
+                y = torch.tanh(x.flatten(1).matmul(w1)).matmul(w2).argmax(1)
             if device.type == "cuda":
                 x, y = x.pin_memory(), y.pin_memory()
             self.host.append((x, y))
@@ -72,6 +75,20 @@ class SyntheticData:
     def host_to_device(self, index: int):
         x, y = self.host[index % len(self.host)]
         return x.to(self.device, non_blocking=True), y.to(self.device, non_blocking=True)
+
+
+def _token_batch(spec: Spec, gen: torch.Generator):
+    """Token ids of the C++ data's shapes, padding and targets (the timing
+    depends on those, not on which tokens): BERT's padded to a length drawn
+    in [seq/2, seq] with a class label, GPT-2's next tokens."""
+    b, seq, vocab = spec.sizes["batch"], spec.sizes["seq"], spec.sizes["vocab"]
+    if spec.model == "gpt2":
+        ids = torch.randint(0, vocab, (b, seq + 1), generator=gen)
+        return ids[:, :-1].contiguous(), ids[:, 1:].contiguous()
+    ids = torch.randint(1, vocab, (b, seq), generator=gen)
+    length = torch.randint((seq + 1) // 2, seq + 1, (b, 1), generator=gen)
+    ids = torch.where(torch.arange(seq).unsqueeze(0) < length, ids, torch.zeros_like(ids))
+    return ids, torch.randint(0, spec.sizes["classes"], (b,), generator=gen)
 
 
 def synchronize(device: torch.device) -> None:

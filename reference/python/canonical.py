@@ -1,6 +1,6 @@
 """The real-architecture families, built from the canonical Python modules
-themselves: transformers' GPT2LMHeadModel and BertForSequenceClassification
-(and torchvision's ResNet and VisionTransformer), configured from a suite's
+themselves: transformers' GPT2LMHeadModel and BertForSequenceClassification,
+torchvision's ResNet and VisionTransformer, configured from a suite's
 sizes.  Nothing here re-implements a layer: each class only changes the
 calling convention to the harness's (one input tensor in, logits out), so
 the oracle replays C++ cases on the very modules users train.
@@ -75,11 +75,43 @@ def bert(sizes: dict) -> nn.Module:
     return Bert(_bert_config(sizes))
 
 
-BUILDERS = {"gpt2": gpt2, "bert": bert}
+# torchvision's block kind and blocks per stage for each depth (resnet18, ...;
+# 10 is the smallest ResNet torchvision's class builds, for the tiny suites).
+RESNET_LAYOUTS = {10: ("basic", [1, 1, 1, 1]), 18: ("basic", [2, 2, 2, 2]), 34: ("basic", [3, 4, 6, 3]),
+                  50: ("bottleneck", [3, 4, 6, 3]), 101: ("bottleneck", [3, 4, 23, 3]),
+                  152: ("bottleneck", [3, 8, 36, 3])}
+
+
+def resnet(sizes: dict) -> nn.Module:
+    from torchvision.models.resnet import BasicBlock, Bottleneck, ResNet
+
+    kind, blocks = RESNET_LAYOUTS[sizes["depth"]]
+    channels_last = bool(sizes.get("channels_last", False))
+
+    class ResNetNhwc(ResNet):
+        """torchvision's ResNet; with channels_last, NHWC inputs as the C++
+        family feeds them (its weights are converted by models.make_model)."""
+
+        def forward(self, x):  # noqa: D102 - the memory format only
+            return super().forward(x.contiguous(memory_format=torch.channels_last) if channels_last else x)
+
+    block = BasicBlock if kind == "basic" else Bottleneck
+    return ResNetNhwc(block, blocks, num_classes=sizes["classes"], zero_init_residual=True)
+
+
+def vit(sizes: dict) -> nn.Module:
+    from torchvision.models.vision_transformer import VisionTransformer
+
+    return VisionTransformer(image_size=sizes["image"], patch_size=sizes["patch"], num_layers=sizes["layers"],
+                             num_heads=sizes["heads"], hidden_dim=sizes["d_model"], mlp_dim=sizes["ffn"],
+                             dropout=0.0, attention_dropout=0.0, num_classes=sizes["classes"])
+
+
+BUILDERS = {"gpt2": gpt2, "bert": bert, "resnet": resnet, "vit": vit}
 
 # Names the canonical module's state dict has beyond the C++ module's: the
 # second name of a tied weight.
-EXTRA_STATE_KEYS = {"gpt2": {"lm_head.weight"}, "bert": set()}
+EXTRA_STATE_KEYS = {"gpt2": {"lm_head.weight"}, "bert": set(), "resnet": set(), "vit": set()}
 
 
 def make(family: str, sizes: dict) -> nn.Module:
@@ -90,6 +122,8 @@ def input_shape(family: str, sizes: dict) -> list[int]:
     """One sample's shape: token ids [seq] for the language models."""
     if family in ("gpt2", "bert"):
         return [sizes["seq"]]
+    if family in ("resnet", "vit"):
+        return [3, sizes["image"], sizes["image"]]
     raise ValueError(f"unknown canonical family {family!r}")
 
 
@@ -98,3 +132,20 @@ def plain_state_dict(model: nn.Module) -> dict:
     torch::pickle_load reads."""
     return {k: v.detach().contiguous().clone() for k, v in model.state_dict().items()}
 
+
+
+def forward_flops(family: str, sizes: dict) -> float:
+    """One sample's forward FLOPs, counted by torch.utils.flop_counter on the
+    canonical module (matrix-unit ops, 2 per multiply-add; the math attention
+    kernel, which the counter knows on every device)."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from torch.utils.flop_counter import FlopCounterMode
+
+    # Training mode, as the harness runs it (in eval mode nn.MultiheadAttention
+    # takes a fused path the counter does not see); two samples for BatchNorm.
+    model = make(family, sizes)
+    shape = [2, *input_shape(family, sizes)]
+    x = torch.ones(shape, dtype=torch.long) if family in ("gpt2", "bert") else torch.zeros(shape)
+    with torch.no_grad(), sdpa_kernel(SDPBackend.MATH), FlopCounterMode(display=False) as counter:
+        model(x)
+    return counter.get_total_flops() / 2.0

@@ -188,7 +188,7 @@ def make_model(family: str, sizes: dict) -> nn.Module:
     except KeyError:
         raise ValueError(f"unknown model '{family}' (known: {', '.join(FAMILIES)})") from None
     model = build(sizes)
-    if family == "cnn" and sizes.get("channels_last"):
+    if family in ("cnn", "resnet") and sizes.get("channels_last"):
         model = model.to(memory_format=torch.channels_last)
     return model
 
@@ -228,17 +228,13 @@ def training_flops_per_sample(family: str, sizes: dict) -> float:
     elif family == "cnn":
         c = s["channels"]
         fwd = conv3x3(CNN_INPUT_CHANNELS, c, s["image"]) + conv3x3(c, 2 * c, s["image"] // 2) + linear(2 * c, s["classes"])
-    elif family in ("transformer", "decoder", "gpt2", "bert"):
+    elif family in ("transformer", "decoder"):
         seq, d = s["seq"], s["d_model"]
-        blocks = 1 if family == "transformer" else s["layers"]
+        blocks = s["layers"] if family == "decoder" else 1
         fwd = blocks * (seq * (linear(d, 3 * d) + linear(d, d)) + 2.0 * (2.0 * seq * seq * d)
-                        + seq * (linear(d, s["ffn"]) + linear(s["ffn"], d)))
-        if family == "gpt2":
-            fwd += seq * linear(d, s["vocab"])  # the tied lm_head at every position
-        elif family == "bert":
-            fwd += linear(d, d) + linear(d, s["classes"])  # pooler, classifier
-        else:
-            fwd += linear(d, s["classes"])
+                        + seq * (linear(d, s["ffn"]) + linear(s["ffn"], d))) + linear(d, s["classes"])
+    elif family in canonical.BUILDERS:
+        fwd = canonical.forward_flops(family, s)
     else:
         raise ValueError(f"unknown model {family!r}")
     return 3.0 * fwd

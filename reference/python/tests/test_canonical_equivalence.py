@@ -8,9 +8,10 @@ For each family, with AMPBENCH_MODEL_PROBE naming build/harness/ampbench_model_p
   name (strict), in the same parameter order, and one float32 forward and
   backward on the C++ batch gives the same loss and the same gradient for
   every parameter, within FP32_REL (relative L2 per tensor).
-* Python -> C++: the canonical module's own initial state loads into the C++
-  module by name; the C++ side reads back every tensor bit for bit and
-  computes the same loss and gradients.
+* Python -> C++: the canonical module's state (its initialisation moved by
+  noise, so that no gradient is zero) loads into the C++ module by name; the
+  C++ side reads back every tensor bit for bit and computes the same loss and
+  the same, nonzero, gradients.
 * Initialisation: the C++ module draws each tensor as the canonical module's
   initialiser does: the same constant tensors (zeros, ones: zero-initialised
   residual norms, biases, LayerNorm), the same spread for the random ones.
@@ -43,6 +44,8 @@ FP32_REL = 1e-6
 SIZES = {
     "gpt2": {"batch": 3, "seq": 12, "d_model": 32, "heads": 4, "ffn": 64, "layers": 2, "vocab": 96},
     "bert": {"batch": 4, "seq": 12, "d_model": 32, "heads": 4, "ffn": 64, "layers": 2, "vocab": 96, "classes": 5},
+    "resnet": {"batch": 4, "depth": 10, "image": 32, "classes": 5},
+    "vit": {"batch": 4, "image": 16, "patch": 4, "d_model": 32, "heads": 4, "ffn": 64, "layers": 2, "classes": 5},
 }
 FAMILIES = sorted(SIZES)
 
@@ -84,6 +87,7 @@ def assert_same_step(out: Path, model, what: str):
     assert rel(result["loss"], loss) <= FP32_REL, f"{what}: loss C++ {result['loss'].item()} Python {loss.item()}"
     assert worst[0] <= FP32_REL, f"{what}: gradient of {worst[1]} differs by {worst[0]:.2e} (relative L2)"
     print(f"{what}: loss rel {rel(result['loss'], loss):.1e}, worst gradient rel {worst[0]:.1e} ({worst[1]})")
+    return grads
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -98,6 +102,11 @@ def test_cpp_state_trains_the_canonical_module_alike(tmp_path, family):
 def test_canonical_state_loads_into_cpp_by_name(tmp_path, family):
     torch.manual_seed(11)
     model = canonical.make(family, SIZES[family])
+    # Away from the initialisation, where zero-initialised layers (ViT's
+    # head, the residual BatchNorms) would leave most gradients zero.
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(torch.randn_like(p) * 0.05)
     state = canonical.plain_state_dict(model)
     path = tmp_path / "state.pt"
     torch.save(state, path)
@@ -107,7 +116,9 @@ def test_canonical_state_loads_into_cpp_by_name(tmp_path, family):
     back = torch_load(out / "state.pt")
     for name, t in back.items():
         assert torch.equal(t, state[name]), f"{name} did not round-trip"
-    assert_same_step(out, model, f"{family} Python -> C++")
+    grads = assert_same_step(out, model, f"{family} Python -> C++")
+    zero = [n for n, g in grads.items() if not bool(g.abs().sum() > 0)]
+    assert not zero, f"gradients all zero, compared trivially: {zero}"
 
 
 def _constant(t: torch.Tensor):
@@ -129,3 +140,17 @@ def test_cpp_initialisation_draws_like_the_canonical_module(tmp_path, family):
         if _constant(ref) is None and ref.numel() >= 256:
             ratio = t.float().std().item() / ref.float().std().item()
             assert 0.85 < ratio < 1.15, f"{name}: C++ std / canonical std = {ratio:.3f}"
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_registered_flops_and_parameters_match_a_count_of_the_canonical_module(tmp_path, family):
+    """The C++ registration's analytic forward FLOPs (harness/models/flops.h:
+    matrix-unit work, 2 per multiply-add) against torch.utils.flop_counter
+    counting the canonical module's own forward, which counts exactly the
+    matrix-unit ops (mm, addmm, bmm, convolution, attention)."""
+    registered = json.loads((run_probe(tmp_path, family) / "family.json").read_text())
+    sizes = SIZES[family]
+    counted = canonical.forward_flops(family, sizes)
+    assert registered["forward_flops_per_sample"] == pytest.approx(counted, rel=1e-9)
+    model = canonical.make(family, sizes)
+    assert registered["parameters"] == sum(p.numel() for p in model.parameters())

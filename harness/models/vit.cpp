@@ -1,0 +1,167 @@
+#include "models/vit.h"
+
+#include <ATen/ops/cat.h>
+#include <ATen/ops/gelu.h>
+#include <ATen/ops/linear.h>
+#include <ATen/ops/scaled_dot_product_attention.h>
+#include <torch/nn/init.h>
+#include <torch/nn/modules/activation.h>
+#include <torch/nn/modules/dropout.h>
+
+#include <cmath>
+
+#include "models/flops.h"
+#include "models/module_model.h"
+#include "models/sequence_sizes.h"
+
+namespace ampbench {
+namespace {
+
+constexpr int64_t kImageChannels = 3;
+constexpr double kLayerNormEps = 1e-6;
+
+torch::nn::LayerNorm layer_norm(int64_t d) {
+  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({d}).eps(kLayerNormEps));
+}
+
+// torchvision's MLPBlock: xavier-uniform weights, biases drawn at 1e-6.
+torch::nn::Linear mlp_linear(int64_t in, int64_t out) {
+  torch::nn::Linear l(in, out);
+  const torch::NoGradGuard no_grad;
+  torch::nn::init::xavier_uniform_(l->weight);
+  torch::nn::init::normal_(l->bias, 0.0, 1e-6);
+  return l;
+}
+
+// nn.init.trunc_normal_ with mean 0 and its default absolute bounds [-2, 2]
+// (LibTorch has no counterpart): inverse-CDF sampling, as PyTorch does it.
+void trunc_normal(const at::Tensor& t, double std) {
+  auto cdf = [](double x) { return (1.0 + std::erf(x / std::sqrt(2.0))) / 2.0; };
+  const double lo = cdf(-2.0 / std), hi = cdf(2.0 / std);
+  t.uniform_(2 * lo - 1, 2 * hi - 1).erfinv_().mul_(std * std::sqrt(2.0)).clamp_(-2.0, 2.0);
+}
+
+// Patches of the image plus the class token.
+int64_t tokens(const ModelSizes& s) {
+  const int64_t side = s.image / s.patch;
+  return side * side + 1;
+}
+
+}  // namespace
+
+void VitSelfAttentionImpl::reset() {
+  const int64_t d = sizes_.d_model;
+  in_proj_weight_ = register_parameter("in_proj_weight", torch::empty({3 * d, d}));
+  in_proj_bias_ = register_parameter("in_proj_bias", torch::zeros({3 * d}));
+  out_proj_ = register_module("out_proj", torch::nn::Linear(d, d));
+  const torch::NoGradGuard no_grad;
+  torch::nn::init::xavier_uniform_(in_proj_weight_);
+  torch::nn::init::zeros_(out_proj_->bias);
+}
+
+at::Tensor VitSelfAttentionImpl::forward(const at::Tensor& x) {
+  const at::Tensor q_in = x.transpose(1, 0);  // [seq, batch, d]
+  const int64_t seq = q_in.size(0), batch = q_in.size(1), d = q_in.size(2), heads = sizes_.heads, hd = d / heads;
+  const at::Tensor proj = at::linear(q_in, in_proj_weight_, in_proj_bias_)
+                              .unflatten(-1, {3, d})
+                              .unsqueeze(0)
+                              .transpose(0, -2)
+                              .squeeze(-2)
+                              .contiguous();
+  auto split_heads = [&](const at::Tensor& t) {
+    return t.view({seq, batch * heads, hd}).transpose(0, 1).view({batch, heads, seq, hd});
+  };
+  at::Tensor a = at::scaled_dot_product_attention(split_heads(proj[0]), split_heads(proj[1]), split_heads(proj[2]));
+  a = a.permute({2, 0, 1, 3}).contiguous().view({batch * seq, d});
+  a = at::linear(a, out_proj_->weight, out_proj_->bias);
+  return a.view({seq, batch, a.size(1)}).transpose(1, 0);
+}
+
+void VitEncoderBlockImpl::reset() {
+  ln_1_ = register_module("ln_1", layer_norm(sizes_.d_model));
+  self_attention_ = register_module("self_attention", VitSelfAttention(sizes_));
+  ln_2_ = register_module("ln_2", layer_norm(sizes_.d_model));
+  // torchvision.ops.MLP: Linear, GELU, Dropout, Linear, Dropout (indices 0-4).
+  mlp_ = register_module("mlp", torch::nn::Sequential(mlp_linear(sizes_.d_model, sizes_.ffn), torch::nn::GELU(),
+                                                     torch::nn::Dropout(0.0), mlp_linear(sizes_.ffn, sizes_.d_model),
+                                                     torch::nn::Dropout(0.0)));
+}
+
+at::Tensor VitEncoderBlockImpl::forward(const at::Tensor& input) {
+  const at::Tensor x = self_attention_(ln_1_(input)) + input;
+  return x + mlp_->forward(ln_2_(x));
+}
+
+void VitEncoderImpl::reset() {
+  pos_embedding_ = register_parameter("pos_embedding", torch::empty({1, tokens(sizes_), sizes_.d_model}));
+  layers_ = register_module("layers", torch::nn::Sequential());
+  for (int i = 0; i < sizes_.layers; ++i)
+    layers_->push_back("encoder_layer_" + std::to_string(i), VitEncoderBlock(sizes_));
+  ln_ = register_module("ln", layer_norm(sizes_.d_model));
+  const torch::NoGradGuard no_grad;
+  torch::nn::init::normal_(pos_embedding_, 0.0, 0.02);
+}
+
+at::Tensor VitEncoderImpl::forward(const at::Tensor& x) { return ln_(layers_->forward(x + pos_embedding_)); }
+
+void VitImpl::reset() {
+  const int64_t d = sizes_.d_model, p = sizes_.patch;
+  class_token_ = register_parameter("class_token", torch::zeros({1, 1, d}));
+  conv_proj_ = register_module("conv_proj", torch::nn::Conv2d(torch::nn::Conv2dOptions(kImageChannels, d, p).stride(p)));
+  encoder_ = register_module("encoder", VitEncoder(sizes_));
+  heads_ = register_module("heads", torch::nn::Sequential());
+  heads_->push_back("head", torch::nn::Linear(d, sizes_.classes));
+  const torch::NoGradGuard no_grad;
+  const double fan_in = static_cast<double>(kImageChannels * p * p);
+  trunc_normal(conv_proj_->weight, std::sqrt(1.0 / fan_in));
+  torch::nn::init::zeros_(conv_proj_->bias);
+  for (const at::Tensor& t : heads_->parameters()) t.zero_();
+}
+
+at::Tensor VitImpl::forward(const at::Tensor& x) {
+  const int64_t n = x.size(0);
+  at::Tensor h = conv_proj_(x);
+  h = h.reshape({n, sizes_.d_model, h.size(2) * h.size(3)}).permute({0, 2, 1});
+  h = at::cat({class_token_.expand({n, -1, -1}), h}, 1);
+  return heads_->forward(encoder_(h).select(1, 0));
+}
+
+const ModelFamily& vit_family() {
+  static const ModelFamily family = [] {
+    ModelFamily f;
+    f.name = "vit";
+    f.size_keys = {{"image", &ModelSizes::image}, {"patch", &ModelSizes::patch}, {"d_model", &ModelSizes::d_model},
+                   {"heads", &ModelSizes::heads}, {"ffn", &ModelSizes::ffn}, {"layers", &ModelSizes::layers}};
+    // torchvision's attention is scaled_dot_product_attention, whose fused
+    // kernels have no double backward.
+    f.first_order_only = true;
+    f.sizes_refusal = [](const ModelSizes& s) -> std::pair<std::string, std::string> {
+      if (s.image % s.patch != 0) return {"patch", "must divide image"};
+      return heads_refusal(s);
+    };
+    f.sample_shape = [](const ModelSizes& s) { return std::vector<int64_t>{kImageChannels, s.image, s.image}; };
+    f.forward_flops = [](const ModelSizes& s) {
+      ModelSizes seq = s;
+      seq.seq = static_cast<int>(tokens(s));
+      const double patches = tokens(s) - 1;
+      return patches * linear_flops(kImageChannels * s.patch * s.patch, s.d_model) +
+             s.layers * attention_block_flops(seq) + linear_flops(s.d_model, s.classes);
+    };
+    f.parameters = [](const ModelSizes& s) {
+      const double d = s.d_model;
+      return (kImageChannels * s.patch * s.patch + 1.0) * d + d + tokens(s) * d +
+             s.layers * attention_block_parameters(s) + 2 * d + d * s.classes + s.classes;
+    };
+    f.activations = [](const ModelSizes& s) {
+      const double seq = tokens(s);
+      return s.layers * seq * (10.0 * s.d_model + 3.0 * s.ffn) + 2.0 * seq * s.d_model;
+    };
+    f.build = [](const ModelFamily& me, const ModelSizes& s, const c10::Device& d) {
+      return module_model(me, Vit(s), d);
+    };
+    return f;
+  }();
+  return family;
+}
+
+}  // namespace ampbench
