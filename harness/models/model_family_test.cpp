@@ -4,6 +4,7 @@
 // must be the module's.
 #include "spec/model_family.h"
 
+#include <ATen/ops/allclose.h>
 #include <ATen/ops/randn.h>
 #include <gtest/gtest.h>
 
@@ -74,6 +75,13 @@ TEST(ModelFamily, TheBuiltModuleTakesTheRegisteredInputAndHasTheRegisteredParame
     EXPECT_EQ(static_cast<double>(count), f->parameters(s)) << f->name << ": the memory estimate's parameter count";
     EXPECT_GT(f->forward_flops(s), 0) << f->name;
     EXPECT_TRUE(m.replicate || !f->replicable) << f->name;
+    // DataParallel's replicas compute the module's function (a replica that
+    // lost a submodule's name could not take the parameters).
+    if (m.replicate) {
+      const std::vector<Model::Forward> replicas = m.replicate({c10::Device(c10::kCPU), c10::Device(c10::kCPU)});
+      ASSERT_EQ(replicas.size(), 2u) << f->name;
+      EXPECT_TRUE(at::allclose(replicas[1](batch.inputs), out, 1e-5, 1e-6)) << f->name;
+    }
   }
 }
 

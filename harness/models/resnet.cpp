@@ -60,7 +60,10 @@ at::Tensor ResNetBlockImpl::forward(const at::Tensor& x) {
   at::Tensor h = at::relu(bn1_(conv1_(x)));
   h = bn2_(conv2_(h));
   if (bottleneck_) h = bn3_(conv3_(at::relu(h)));
-  return at::relu(h + (downsample_ ? downsample_->forward(x) : x));
+  // In place, as torchvision adds it: under autocast the sum keeps h's dtype
+  // (h + identity would promote a float16 h to a float32 identity's dtype).
+  h += downsample_ ? downsample_->forward(x) : x;
+  return at::relu(h);
 }
 
 void ResNetImpl::reset() {

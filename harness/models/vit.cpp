@@ -92,30 +92,44 @@ at::Tensor VitEncoderBlockImpl::forward(const at::Tensor& input) {
   return x + mlp_->forward(ln_2_(x));
 }
 
+void VitLayersImpl::reset() {
+  blocks_.clear();
+  for (int i = 0; i < sizes_.layers; ++i)
+    blocks_.push_back(register_module("encoder_layer_" + std::to_string(i), VitEncoderBlock(sizes_)));
+}
+
+at::Tensor VitLayersImpl::forward(at::Tensor x) {
+  for (auto& block : blocks_) x = block(x);
+  return x;
+}
+
+void VitHeadsImpl::reset() {
+  head_ = register_module("head", torch::nn::Linear(sizes_.d_model, sizes_.classes));
+  const torch::NoGradGuard no_grad;  // torchvision zero-initialises the head
+  torch::nn::init::zeros_(head_->weight);
+  torch::nn::init::zeros_(head_->bias);
+}
+
 void VitEncoderImpl::reset() {
   pos_embedding_ = register_parameter("pos_embedding", torch::empty({1, tokens(sizes_), sizes_.d_model}));
-  layers_ = register_module("layers", torch::nn::Sequential());
-  for (int i = 0; i < sizes_.layers; ++i)
-    layers_->push_back("encoder_layer_" + std::to_string(i), VitEncoderBlock(sizes_));
+  layers_ = register_module("layers", VitLayers(sizes_));
   ln_ = register_module("ln", layer_norm(sizes_.d_model));
   const torch::NoGradGuard no_grad;
   torch::nn::init::normal_(pos_embedding_, 0.0, 0.02);
 }
 
-at::Tensor VitEncoderImpl::forward(const at::Tensor& x) { return ln_(layers_->forward(x + pos_embedding_)); }
+at::Tensor VitEncoderImpl::forward(const at::Tensor& x) { return ln_(layers_(x + pos_embedding_)); }
 
 void VitImpl::reset() {
   const int64_t d = sizes_.d_model, p = sizes_.patch;
   class_token_ = register_parameter("class_token", torch::zeros({1, 1, d}));
   conv_proj_ = register_module("conv_proj", torch::nn::Conv2d(torch::nn::Conv2dOptions(kImageChannels, d, p).stride(p)));
   encoder_ = register_module("encoder", VitEncoder(sizes_));
-  heads_ = register_module("heads", torch::nn::Sequential());
-  heads_->push_back("head", torch::nn::Linear(d, sizes_.classes));
+  heads_ = register_module("heads", VitHeads(sizes_));
   const torch::NoGradGuard no_grad;
   const double fan_in = static_cast<double>(kImageChannels * p * p);
   trunc_normal(conv_proj_->weight, std::sqrt(1.0 / fan_in));
   torch::nn::init::zeros_(conv_proj_->bias);
-  for (const at::Tensor& t : heads_->parameters()) t.zero_();
 }
 
 at::Tensor VitImpl::forward(const at::Tensor& x) {
@@ -123,7 +137,7 @@ at::Tensor VitImpl::forward(const at::Tensor& x) {
   at::Tensor h = conv_proj_(x);
   h = h.reshape({n, sizes_.d_model, h.size(2) * h.size(3)}).permute({0, 2, 1});
   h = at::cat({class_token_.expand({n, -1, -1}), h}, 1);
-  return heads_->forward(encoder_(h).select(1, 0));
+  return heads_(encoder_(h).select(1, 0));
 }
 
 const ModelFamily& vit_family() {

@@ -14,6 +14,8 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/normalization.h>
 
+#include <vector>
+
 #include "spec/model_sizes.h"
 
 namespace ampbench {
@@ -47,6 +49,33 @@ class VitEncoderBlockImpl : public torch::nn::Cloneable<VitEncoderBlockImpl> {
 };
 TORCH_MODULE(VitEncoderBlock);
 
+// The encoder's blocks, named encoder_layer_<i> as torchvision names them (a
+// LibTorch Sequential would lose the names when DataParallel clones it).
+class VitLayersImpl : public torch::nn::Cloneable<VitLayersImpl> {
+ public:
+  explicit VitLayersImpl(const ModelSizes& sizes) : sizes_(sizes) { reset(); }
+  void reset() override;
+  at::Tensor forward(at::Tensor x);
+
+ private:
+  ModelSizes sizes_;
+  std::vector<VitEncoderBlock> blocks_;
+};
+TORCH_MODULE(VitLayers);
+
+// The classifier, as torchvision's `heads` Sequential holding `head`.
+class VitHeadsImpl : public torch::nn::Cloneable<VitHeadsImpl> {
+ public:
+  explicit VitHeadsImpl(const ModelSizes& sizes) : sizes_(sizes) { reset(); }
+  void reset() override;
+  at::Tensor forward(const at::Tensor& x) { return head_(x); }
+
+ private:
+  ModelSizes sizes_;
+  torch::nn::Linear head_{nullptr};
+};
+TORCH_MODULE(VitHeads);
+
 class VitEncoderImpl : public torch::nn::Cloneable<VitEncoderImpl> {
  public:
   explicit VitEncoderImpl(const ModelSizes& sizes) : sizes_(sizes) { reset(); }
@@ -56,7 +85,7 @@ class VitEncoderImpl : public torch::nn::Cloneable<VitEncoderImpl> {
  private:
   ModelSizes sizes_;
   at::Tensor pos_embedding_;
-  torch::nn::Sequential layers_{nullptr};
+  VitLayers layers_{nullptr};
   torch::nn::LayerNorm ln_{nullptr};
 };
 TORCH_MODULE(VitEncoder);
@@ -73,7 +102,7 @@ class VitImpl : public torch::nn::Cloneable<VitImpl> {
   at::Tensor class_token_;
   torch::nn::Conv2d conv_proj_{nullptr};
   VitEncoder encoder_{nullptr};
-  torch::nn::Sequential heads_{nullptr};
+  VitHeads heads_{nullptr};
 };
 TORCH_MODULE(Vit);
 

@@ -338,3 +338,34 @@ TEST(Suite, ATagIsPrintableWithoutSeparatorsAndShortEnoughForAFileName) {
 
 }  // namespace
 }  // namespace ampbench
+
+namespace ampbench {
+namespace {
+
+// What a real architecture's layers cannot do is refused when the suite is
+// read, naming the case's field and the reason, in an explicit case and in a
+// matrix alike; a next-token model takes no "classes".
+TEST(Suite, RealArchitecturesRefuseWhatTheirLayersCannotRun) {
+  const std::string models = R"("models": {
+    "vit": {"batch": 2, "image": 8, "patch": 4, "d_model": 8, "heads": 2, "ffn": 16, "layers": 1, "classes": 3},
+    "gpt2": {"batch": 2, "seq": 4, "d_model": 8, "heads": 2, "ffn": 16, "layers": 1, "vocab": 16}},
+    "tolerances": {"fp32": {}, "fp16": {}, "o2": {}, "bf16": {}})";
+  auto suite = [&](const std::string& body) { return R"({"name": "t", )" + models + ", " + body + "}"; };
+  const std::string vit = error_of(suite(
+      R"("cases": [{"workload": "penalty", "model": "vit", "precision": "fp16", "optimizer": "sgd"}])"));
+  EXPECT_NE(vit.find("cases[0].precision"), std::string::npos) << vit;
+  EXPECT_NE(vit.find("no double backward"), std::string::npos) << vit;
+  const std::string gpt2 = error_of(suite(
+      R"("matrix": {"workloads": ["plain", "penalty"], "models": ["gpt2"], "precisions": ["fp32", "o2"], "optimizers": ["sgd"]})"));
+  EXPECT_NE(gpt2.find("matrix.models"), std::string::npos) << gpt2;
+  EXPECT_NE(gpt2.find("LayerNorms to float16"), std::string::npos) << gpt2;
+  EXPECT_EQ(error_of(suite(
+                R"("matrix": {"workloads": ["plain", "penalty"], "models": ["gpt2"], "precisions": ["fp32", "fp16"], "optimizers": ["sgd"]})")),
+            "");
+  std::string with_classes = suite(R"("cases": [{"workload": "plain", "model": "gpt2", "precision": "fp32", "optimizer": "sgd"}])");
+  with_classes.replace(with_classes.find(R"("vocab": 16)"), 11, R"("vocab": 16, "classes": 4)");
+  EXPECT_NE(error_of(with_classes).find("classes"), std::string::npos) << error_of(with_classes);
+}
+
+}  // namespace
+}  // namespace ampbench

@@ -50,7 +50,8 @@ def _replay_device(spec_device: str, requested: str | None) -> str:
 def nograd_relaxations(case) -> dict:
     """Elements without a true gradient in this case (nograd.py)."""
     models = build_models(case.spec, case.cpp.initial, torch.device("cpu"), case.folder)
-    return relaxations(case.spec, models, case.inputs, case.labels)
+    final = build_models(case.spec, case.cpp.final, torch.device("cpu"), case.folder)
+    return relaxations(case.spec, models, case.inputs, case.labels, later=final)
 
 
 def check(root: Path, case_filter: str | None = None, device: str | None = None, out=sys.stdout,

@@ -137,10 +137,23 @@ def adamw_drift_bound(spec: Spec, model: nn.Module) -> float:
 OPTIMIZER_STATE = {"sgd": ("momentum_buffer",), "adamw": ("exp_avg", "exp_avg_sq")}
 
 
-def relaxations(spec: Spec, models: list, inputs: list, labels: list) -> dict:
+def _merged_masks(model: nn.Module, later, batches: list) -> dict:
+    """no_grad_masks at the initial state and, when given, at a later one:
+    a zero-initialised layer (ViT's head) leaves every gradient before it
+    exactly zero at the start, where no element can be told apart."""
+    masks = no_grad_masks(model, batches)
+    if later is not None:
+        for name, mask in no_grad_masks(later, batches).items():
+            masks[name] = masks[name] | mask if name in masks else mask
+    return masks
+
+
+def relaxations(spec: Spec, models: list, inputs: list, labels: list, later: list | None = None) -> dict:
     """{final tensor name as compare_runs sees it: Relaxed}: the optimizer
     state of the no-gradient elements (never compared), and with AdamW the
-    elements themselves and the buffers they feed (see the module comment)."""
+    elements themselves and the buffers they feed (see the module comment).
+    `later`: the same models at a later state (the C++ run's final one), probed
+    too."""
     micro = spec.micro_batches()
     batches = list(zip(inputs[:PROBE_BATCHES], labels[:PROBE_BATCHES]))
     adamw = spec.optimizer == "adamw"
@@ -150,7 +163,7 @@ def relaxations(spec: Spec, models: list, inputs: list, labels: list) -> dict:
     forwards = spec.steps * micro
     out = {}
     for k, model in enumerate(models):
-        for name, mask in no_grad_masks(model, batches).items():
+        for name, mask in _merged_masks(model, later[k] if later else None, batches).items():
             key = f"model{k}.{name}"
             for state in OPTIMIZER_STATE[spec.optimizer]:
                 out[f"{key}:{state}"] = Relaxed(mask, math.inf, "optimizer state of no-gradient elements")

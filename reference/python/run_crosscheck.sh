@@ -34,10 +34,12 @@ SUITE="${AMPBENCH_CROSSCHECK_SUITE:-smoke}"
 # The Python oracle covers the single-process workloads only (DataParallel
 # and DDP are checked by the C++ harness against its own single-process
 # runs), so the default filter always leaves those out; on smoke it also
-# keeps to the mlp, which holds every negative control, to bound the time.
+# keeps to the mlp (which holds every negative control), the decoder, and
+# the real architectures whose replay is stable enough to compare: GPT-2,
+# BERT and ViT (ResNet at smoke size: docs/architectures.md, "Open").
 SINGLE_PROCESS="workload=plain|clip|accumulation|penalty|multi"
 if [[ "$(basename "$SUITE" .json)" == smoke ]]; then
-  DEFAULT_FILTER="model=mlp|decoder|gpt2|bert,$SINGLE_PROCESS"
+  DEFAULT_FILTER="model=mlp|decoder|gpt2|bert|vit,$SINGLE_PROCESS"
 else
   DEFAULT_FILTER="$SINGLE_PROCESS"
 fi

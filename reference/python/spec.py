@@ -16,7 +16,7 @@ VARIANTS = {
     "penalty": ("correct", "penalty_from_scaled_grads"),
     "multi": ("correct", "update_per_optimizer"),
 }
-MODELS = ("mlp", "cnn", "transformer", "decoder", "gpt2", "bert")
+MODELS = ("mlp", "cnn", "transformer", "decoder", "gpt2", "bert", "resnet", "vit")
 PRECISIONS = ("fp32", "fp16", "bf16", "tf32", "o2", "o3")
 # Apex O2 and O3: a float16 model (core/precision.h); O2 with float32 master weights.
 HALF_MODEL_PRECISIONS = ("o2", "o3")
