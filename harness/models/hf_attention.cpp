@@ -1,5 +1,6 @@
 #include "models/hf_attention.h"
 
+#include <ATen/TensorOperators.h>
 #include <ATen/ops/arange.h>
 #include <ATen/ops/full.h>
 #include <ATen/ops/matmul.h>
