@@ -149,11 +149,9 @@ const ModelFamily& bert_family() {
     f.input = InputKind::kTokenIds;
     f.small_layernorm_inputs = true;
     f.padded_tokens = true;
-    f.size_keys = sequence_size_keys();
-    f.size_keys.emplace_back("layers", &ModelSizes::layers);
-    f.size_keys.emplace_back("vocab", &ModelSizes::vocab);
+    f.size_keys = token_model_size_keys();
     f.sizes_refusal = heads_refusal;
-    f.sample_shape = [](const ModelSizes& s) { return std::vector<int64_t>{s.seq}; };
+    f.sample_shape = token_sample_shape;
     f.forward_flops = [](const ModelSizes& s) {
       return s.layers * attention_block_flops(s) + linear_flops(s.d_model, s.d_model) +
              linear_flops(s.d_model, s.classes);
@@ -164,8 +162,7 @@ const ModelFamily& bert_family() {
              d * d + d + d * s.classes + s.classes;
     };
     f.activations = [](const ModelSizes& s) {
-      const double seq = s.seq;
-      return s.layers * (seq * (10.0 * s.d_model + 3.0 * s.ffn) + 3.0 * s.heads * seq * seq) + 4.0 * seq * s.d_model;
+      return s.layers * eager_attention_layer_activations(s) + 4.0 * s.seq * s.d_model;
     };
     f.build = [](const ModelFamily& me, const ModelSizes& s, const c10::Device& d) {
       return module_model(me, Bert(s), d);

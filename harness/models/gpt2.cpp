@@ -110,22 +110,18 @@ const ModelFamily& gpt2_family() {
     f.input = InputKind::kTokenIds;
     f.small_layernorm_inputs = true;
     f.target = TargetKind::kNextToken;
-    f.size_keys = sequence_size_keys();
-    f.size_keys.emplace_back("layers", &ModelSizes::layers);
-    f.size_keys.emplace_back("vocab", &ModelSizes::vocab);
+    f.size_keys = token_model_size_keys();
     f.sizes_refusal = heads_refusal;
-    f.sample_shape = [](const ModelSizes& s) { return std::vector<int64_t>{s.seq}; };
+    f.sample_shape = token_sample_shape;
     f.forward_flops = [](const ModelSizes& s) {
       return s.layers * attention_block_flops(s) + s.seq * linear_flops(s.d_model, s.vocab);
     };
     f.parameters = [](const ModelSizes& s) {
       return s.layers * attention_block_parameters(s) + (static_cast<double>(s.vocab) + s.seq + 2.0) * s.d_model;
     };
-    // Eager attention keeps heads x seq x seq scores and probabilities per
-    // block; the logits are seq x vocab.
+    // Besides the layers, the logits: seq x vocab.
     f.activations = [](const ModelSizes& s) {
-      const double seq = s.seq;
-      return s.layers * (seq * (10.0 * s.d_model + 3.0 * s.ffn) + 3.0 * s.heads * seq * seq) + 2.0 * seq * s.vocab;
+      return s.layers * eager_attention_layer_activations(s) + 2.0 * s.seq * s.vocab;
     };
     f.build = [](const ModelFamily& me, const ModelSizes& s, const c10::Device& d) {
       return module_model(me, Gpt2(s), d);

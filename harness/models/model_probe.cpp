@@ -89,6 +89,9 @@ int probe(const std::string& family_name, const std::string& sizes_json, int see
   const ModelSizes sizes = read_sizes(*family, sizes_json);
   const c10::Device cpu(c10::kCPU);
   Model model = make_model(*family, sizes, static_cast<std::uint64_t>(seed), cpu);
+  // A folder of its own: never write over files it did not make.
+  if (std::filesystem::exists(out) && !std::filesystem::is_empty(out))
+    throw std::runtime_error(out.string() + ": exists and is not empty");
   std::filesystem::create_directories(out);
   if (!load.empty()) {
     std::ofstream unused(out / "unused_keys.txt");

@@ -37,6 +37,7 @@ from pathlib import Path
 
 import torch
 
+from . import canonical
 from . import models as M
 from .fp32_math import ieee_fp32
 from .results_file import SCHEMA_NAME, SCHEMA_VERSION, Expect, Status
@@ -62,7 +63,7 @@ class SyntheticData:
         self.device = device
         self.host = []
         for _ in range(distinct):
-            if spec.model in ("gpt2", "bert"):
+            if spec.model in canonical.TOKEN_FAMILIES:
                 x, y = _token_batch(spec, gen)
             else:
                 x = torch.randn([spec.sizes["batch"], *sample], generator=gen)

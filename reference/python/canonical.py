@@ -19,6 +19,7 @@ import torch
 from torch import nn
 
 PAD_TOKEN_ID = 0  # BERT's pad_token_id; harness/data/synthetic_data.cpp pads with it
+TOKEN_FAMILIES = ("gpt2", "bert")  # their input is token ids [batch, seq]
 
 
 def _gpt2_config(sizes: dict):
@@ -120,7 +121,7 @@ def make(family: str, sizes: dict) -> nn.Module:
 
 def input_shape(family: str, sizes: dict) -> list[int]:
     """One sample's shape: token ids [seq] for the language models."""
-    if family in ("gpt2", "bert"):
+    if family in TOKEN_FAMILIES:
         return [sizes["seq"]]
     if family in ("resnet", "vit"):
         return [3, sizes["image"], sizes["image"]]
@@ -145,7 +146,7 @@ def forward_flops(family: str, sizes: dict) -> float:
     # takes a fused path the counter does not see); two samples for BatchNorm.
     model = make(family, sizes)
     shape = [2, *input_shape(family, sizes)]
-    x = torch.ones(shape, dtype=torch.long) if family in ("gpt2", "bert") else torch.zeros(shape)
+    x = torch.ones(shape, dtype=torch.long) if family in TOKEN_FAMILIES else torch.zeros(shape)
     with torch.no_grad(), sdpa_kernel(SDPBackend.MATH), FlopCounterMode(display=False) as counter:
         model(x)
     return counter.get_total_flops() / 2.0
