@@ -108,3 +108,14 @@ bad_input(autocast_ops_expected_missing 2 "no-such-table.json" autocast-ops --de
 bad_input(autocast_ops_expected_not_json 2 "not-json.json: not valid JSON" autocast-ops --device cpu --expected @H@/not-json.json --out @H@/out-autocast)
 bad_input(autocast_ops_expected_deep 2 "nested deeper than 64 levels" autocast-ops --device cpu --expected @H@/deep-object.json --out @H@/out-autocast)
 bad_input(autocast_ops_expected_not_a_table 2 "not an autocast policy table" autocast-ops --device cpu --expected @H@/valid-suite.json --out @H@/out-autocast)
+
+# Models given by file: refused when the suite is read, naming the file and why.
+bad_input(model_not_torchscript 2 "model-not-torchscript.pt: not a TorchScript file" run --suite @H@/suite-model-not-torchscript.json --no-report --out @H@/out-model)
+bad_input(model_missing 2 "no-such-model.pt: no such file" list --suite @H@/suite-model-missing.json)
+bad_input(model_wrong_input 2 "forward fails on a batch of 2 of the described inputs" list --suite @H@/suite-model-wrong-input.json)
+
+# Replacing a baseline moves the old one aside and removes it: twice in a row
+# must work (the removal once crashed the libtorch-linked binary).
+add_test(NAME cli.baseline_update_replaces_a_baseline
+         COMMAND bash -c "rm -rf '${hostile_dir}/baselines' && mkdir -p '${hostile_dir}/baselines' && cd '${hostile_dir}/baselines' && for i in 1 2; do '$<TARGET_FILE:ampbench>' baseline update --results '${hostile_dir}/results-a.json' || exit 1; done && test -z \"$(find . -name '.*old-*')\"")
+set_tests_properties(cli.baseline_update_replaces_a_baseline PROPERTIES FIXTURES_REQUIRED hostile_inputs TIMEOUT 60 LABELS unit)

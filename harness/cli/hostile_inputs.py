@@ -80,7 +80,27 @@ def main(out):
     (out / "results-no-samples.json").write_text(json.dumps(unmeasured))
     write_overwrite_targets(out, results)
     write_bad_tags(out)
+    write_bad_model_files(out)
     return 0
+
+
+def write_bad_model_files(out):
+    """Models given by file that cannot train: not TorchScript, missing, and
+    a real module whose forward fails on the described input."""
+    import torch  # the venv's: only this fixture needs it
+
+    (out / "model-not-torchscript.pt").write_text("a text file, not a TorchScript archive\n")
+    torch.jit.script(torch.nn.Linear(4, 2)).save(str(out / "model-linear4.pt"))
+
+    def suite(file, shape):
+        doc = json.loads(json.dumps(BASE))
+        doc["models"] = {"mine": {"torchscript": file, "inputs": [{"shape": shape}], "batch": 4, "classes": 2}}
+        doc["matrix"]["models"] = ["mine"]
+        return json.dumps(doc, indent=1)
+
+    (out / "suite-model-not-torchscript.json").write_text(suite("model-not-torchscript.pt", [4]))
+    (out / "suite-model-missing.json").write_text(suite("no-such-model.pt", [4]))
+    (out / "suite-model-wrong-input.json").write_text(suite("model-linear4.pt", [5]))
 
 
 def write_overwrite_targets(out, results):

@@ -28,8 +28,25 @@ struct Teacher {
     w2 = at::randn({hidden, classes}, gen) / std::sqrt(static_cast<double>(hidden));
   }
 
-  at::Tensor label(const at::Tensor& features) const { return at::argmax(at::tanh(features.matmul(w1)).matmul(w2), 1); }
+  at::Tensor logits(const at::Tensor& features) const { return at::tanh(features.matmul(w1)).matmul(w2); }
 };
+
+// The targets the loss compares the output with: the teacher's class
+// (cross-entropy), its positive logits as multi-hot floats (BCE-with-logits),
+// or standard normal floats drawn after the inputs (MSE), as PyTorch's own
+// grad-scaling tests draw their regression targets.
+using Labeller = std::function<at::Tensor(const at::Tensor& features, at::Generator& gen)>;
+
+Labeller labeller(std::shared_ptr<Teacher> teacher, LossKind loss, int64_t classes) {
+  switch (loss) {
+    case LossKind::kMse:
+      return [classes](const at::Tensor& f, at::Generator& g) { return at::randn({f.size(0), classes}, g); };
+    case LossKind::kBceWithLogits:
+      return [teacher](const at::Tensor& f, at::Generator&) { return (teacher->logits(f) > 0).to(at::kFloat); };
+    case LossKind::kCrossEntropy: break;
+  }
+  return [teacher](const at::Tensor& f, at::Generator&) { return at::argmax(teacher->logits(f), 1); };
+}
 
 int64_t numel(const std::vector<int64_t>& shape) {
   int64_t n = 1;
@@ -41,24 +58,24 @@ int64_t numel(const std::vector<int64_t>& shape) {
 using Draw = std::function<Batch(int64_t global, at::Generator& gen)>;
 
 // Gaussian features or images, labelled from the flattened sample.
-Draw float_inputs(const ModelFamily& family, const ModelSizes& sizes, at::Generator& gen) {
+Draw float_inputs(const ModelFamily& family, const ModelSizes& sizes, LossKind loss, at::Generator& gen) {
   const std::vector<int64_t> sample = family.sample_shape(sizes);
-  auto teacher = std::make_shared<Teacher>(numel(sample), sizes.classes, gen);
-  return [sample, teacher](int64_t global, at::Generator& g) {
+  const Labeller label = labeller(std::make_shared<Teacher>(numel(sample), sizes.classes, gen), loss, sizes.classes);
+  return [sample, label](int64_t global, at::Generator& g) {
     std::vector<int64_t> shape = {global};
     shape.insert(shape.end(), sample.begin(), sample.end());
     const at::Tensor x = at::randn(shape, g);
-    return Batch{x, teacher->label(x.flatten(1))};
+    return Batch{x, label(x.flatten(1), g)};
   };
 }
 
 // Token ids in [1, vocab) followed, when the family pads, by id 0 up to seq
 // from a length drawn in [seq/2, seq]; labelled from the mean of a random
 // embedding over the tokens that are not padding.
-Draw classified_tokens(const ModelFamily& family, const ModelSizes& sizes, at::Generator& gen) {
+Draw classified_tokens(const ModelFamily& family, const ModelSizes& sizes, LossKind loss, at::Generator& gen) {
   const int64_t dim = 16;
   auto table = std::make_shared<at::Tensor>(at::randn({sizes.vocab, dim}, gen));
-  auto teacher = std::make_shared<Teacher>(dim, sizes.classes, gen);
+  const Labeller label = labeller(std::make_shared<Teacher>(dim, sizes.classes, gen), loss, sizes.classes);
   const bool padded = family.padded_tokens;
   const int64_t seq = sizes.seq, vocab = sizes.vocab;
   return [=](int64_t global, at::Generator& g) {
@@ -69,7 +86,7 @@ Draw classified_tokens(const ModelFamily& family, const ModelSizes& sizes, at::G
     }
     const at::Tensor real = (ids != 0).to(at::kFloat).unsqueeze(-1);
     const at::Tensor mean = (at::embedding(*table, ids) * real).sum(1) / real.sum(1);
-    return Batch{ids, teacher->label(mean)};
+    return Batch{ids, label(mean, g)};
   };
 }
 
@@ -92,17 +109,17 @@ Draw next_tokens(const ModelSizes& sizes, at::Generator& gen) {
   };
 }
 
-Draw drawer(const ModelFamily& family, const ModelSizes& sizes, at::Generator& gen) {
-  if (family.input == InputKind::kFloat) return float_inputs(family, sizes, gen);
+Draw drawer(const ModelFamily& family, const ModelSizes& sizes, LossKind loss, at::Generator& gen) {
+  if (family.input == InputKind::kFloat) return float_inputs(family, sizes, loss, gen);
   if (family.target == TargetKind::kNextToken) return next_tokens(sizes, gen);
-  return classified_tokens(family, sizes, gen);
+  return classified_tokens(family, sizes, loss, gen);
 }
 
 }  // namespace
 
 SyntheticData::SyntheticData(const DataOptions& options, const c10::Device& device) : device_(device) {
   at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(options.seed);
-  const Draw draw = drawer(*options.model, options.sizes, gen);
+  const Draw draw = drawer(*options.model, options.sizes, options.loss, gen);
 
   // Every rank draws the same global batch and keeps its own slice, so W
   // ranks with batch B see exactly what one process with batch W*B sees.

@@ -25,6 +25,7 @@ struct DataOptions {
   int distinct_batches = 8;  // micro-batches before the data repeats
   int rank = 0;
   int world_size = 1;
+  LossKind loss = LossKind::kCrossEntropy;  // what the labels are (spec/loss.h)
 };
 
 class SyntheticData {

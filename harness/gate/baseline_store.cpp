@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "gate/atomic_file.h"
+#include "io/remove_tree.h"
 #include "gate/run_set.h"
 
 namespace ampbench::gate {
@@ -90,7 +91,7 @@ void replace_folder(const fs::path& fresh, const fs::path& final_path) {
     if (had_old) fs::rename(old, final_path, undo);
     throw GateInputError(final_path.string(), "cannot move the new baseline into place: " + ec.message());
   }
-  if (had_old) fs::remove_all(old, ec);
+  if (had_old) io::remove_tree(old.string());
 }
 
 }  // namespace
@@ -113,7 +114,7 @@ BaselineUpdate update_baseline(const std::vector<std::string>& results_paths, co
   const fs::path final_path = root / baseline_name(runs[0]);
   const fs::path fresh = root / ("." + baseline_name(runs[0]) + ".new-" + std::to_string(::getpid()));
   std::error_code ec;
-  fs::remove_all(fresh, ec);
+  io::remove_tree(fresh.string());
   BaselineUpdate u;
   u.path = final_path.string();
   if (fs::exists(final_path, ec)) u.replaced = u.path;
@@ -127,7 +128,7 @@ BaselineUpdate update_baseline(const std::vector<std::string>& results_paths, co
     }
     replace_folder(fresh, final_path);
   } catch (const GateInputError&) {
-    fs::remove_all(fresh, ec);
+    io::remove_tree(fresh.string());
     throw;
   }
   u.runs = runs.size();

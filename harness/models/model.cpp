@@ -1,6 +1,9 @@
 #include "models/model.h"
 
+#include <ATen/ops/binary_cross_entropy_with_logits.h>
 #include <ATen/ops/cross_entropy_loss.h>
+#include <ATen/ops/mse_loss.h>
+#include <ATen/core/Reduction.h>
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/utils.h>
 
@@ -12,7 +15,7 @@ namespace {
 
 bool is_batchnorm(const torch::nn::Module& m) {
   return dynamic_cast<const torch::nn::BatchNorm1dImpl*>(&m) || dynamic_cast<const torch::nn::BatchNorm2dImpl*>(&m) ||
-         dynamic_cast<const torch::nn::BatchNorm3dImpl*>(&m);
+         dynamic_cast<const torch::nn::BatchNorm3dImpl*>(&m) || dynamic_cast<const BatchNormView*>(&m);
 }
 
 }  // namespace
@@ -36,9 +39,16 @@ Model to_channels_last(Model m) {
   return m;
 }
 
-at::Tensor training_loss(const at::Tensor& out, const at::Tensor& labels) {
-  if (out.dim() == 3) return at::cross_entropy_loss(out.flatten(0, 1), labels.flatten());
-  return at::cross_entropy_loss(out, labels);
+at::Tensor training_loss(const at::Tensor& out, const at::Tensor& labels, const LossSettings& loss) {
+  switch (loss.kind) {
+    case LossKind::kMse: return at::mse_loss(out, labels);
+    case LossKind::kBceWithLogits: return at::binary_cross_entropy_with_logits(out, labels);
+    case LossKind::kCrossEntropy: break;
+  }
+  const int64_t mean = at::Reduction::Mean, ignore_index = -100;
+  if (out.dim() == 3)
+    return at::cross_entropy_loss(out.flatten(0, 1), labels.flatten(), {}, mean, ignore_index, loss.label_smoothing);
+  return at::cross_entropy_loss(out, labels, {}, mean, ignore_index, loss.label_smoothing);
 }
 
 void cast_model(Model& model, c10::ScalarType dtype, bool keep_batchnorm_fp32) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "spec/loss.h"
 #include "spec/model_family.h"
 
 namespace ampbench {
@@ -31,6 +32,13 @@ struct Model {
   std::vector<at::Tensor> parameters() const { return module->parameters(); }
 };
 
+// A module standing for a torch.nn BatchNorm layer it is not a LibTorch
+// class of (a TorchScript submodule's view, models/scripted.cpp): O2's
+// keep_batchnorm_fp32 keeps it in float32 too.
+struct BatchNormView {
+  virtual ~BatchNormView() = default;
+};
+
 // Builds `family` with deterministic weights drawn from `seed`, on `device`.
 Model make_model(const ModelFamily& family, const ModelSizes& sizes, std::uint64_t seed, const c10::Device& device);
 
@@ -38,10 +46,11 @@ Model make_model(const ModelFamily& family, const ModelSizes& sizes, std::uint64
 // without transposes (a convolutional family's channels_last size).
 Model to_channels_last(Model m);
 
-// The training loss: cross-entropy of the output against the labels, per
-// position for a next-token model (logits [batch, seq, vocab] against
-// labels [batch, seq]), as transformers' causal-LM loss flattens them.
-at::Tensor training_loss(const at::Tensor& out, const at::Tensor& labels);
+// The training loss of the output against the labels: cross-entropy per
+// position for a next-token model (logits [batch, seq, vocab] against labels
+// [batch, seq]), as transformers' causal-LM loss flattens them; MSE and
+// BCE-with-logits against float targets of the output's shape.
+at::Tensor training_loss(const at::Tensor& out, const at::Tensor& labels, const LossSettings& loss = {});
 
 // Apex's cast model (O2, O3): floating-point parameters and buffers become
 // `dtype` (BatchNorm's stay float32 with keep_batchnorm_fp32, as O2 keeps

@@ -11,13 +11,15 @@ const ModelFamily& gpt2_family();
 const ModelFamily& bert_family();
 const ModelFamily& resnet_family();
 const ModelFamily& vit_family();
+const ModelFamily& linear_stack_family();
 
 const std::vector<const ModelFamily*>& model_families() {
   // The one registration of each family; the descriptors live beside their
   // modules.
   static const std::vector<const ModelFamily*> families = {&mlp_family(), &cnn_family(), &transformer_family(),
                                                            &decoder_family(), &gpt2_family(), &bert_family(),
-                                                           &resnet_family(), &vit_family()};
+                                                           &resnet_family(), &vit_family(),
+                                                           &linear_stack_family()};
   return families;
 }
 

@@ -46,7 +46,8 @@ TEST(ModelFamily, EveryRegistrationIsCompleteAndFoundByItsName) {
     EXPECT_EQ(find_model_family(f->name), f);
     EXPECT_TRUE(f->sample_shape && f->forward_flops && f->parameters && f->activations && f->build) << f->name;
   }
-  EXPECT_EQ(names, (std::set<std::string>{"mlp", "cnn", "transformer", "decoder", "gpt2", "bert", "resnet", "vit"}));
+  EXPECT_EQ(names, (std::set<std::string>{"mlp", "cnn", "transformer", "decoder", "gpt2", "bert", "resnet", "vit",
+                                          "linear_stack"}));
   EXPECT_EQ(find_model_family("gpt3"), nullptr);
   EXPECT_EQ(find_model_family(""), nullptr);
 }

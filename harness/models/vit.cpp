@@ -148,7 +148,7 @@ const ModelFamily& vit_family() {
                    {"heads", &ModelSizes::heads}, {"ffn", &ModelSizes::ffn}, {"layers", &ModelSizes::layers}};
     // torchvision's attention is scaled_dot_product_attention, whose fused
     // kernels have no double backward.
-    f.first_order_only = true;
+    f.first_order_only = "it attends through scaled_dot_product_attention, whose fused kernels have no double backward";
     f.sizes_refusal = [](const ModelSizes& s) -> std::pair<std::string, std::string> {
       if (s.image % s.patch != 0) return {"patch", "must divide image"};
       return heads_refusal(s);

@@ -8,6 +8,8 @@
 #include <ATen/ops/_foreach_mul.h>
 #include <ATen/ops/_foreach_sqrt.h>
 #include <ATen/ops/_foreach_sub.h>
+#include <ATen/ops/_foreach_maximum.h>
+#include <ATen/ops/_fused_adam.h>
 #include <ATen/ops/_fused_adamw.h>
 #include <ATen/ops/_fused_sgd.h>
 #include <ATen/ops/zeros.h>
@@ -19,6 +21,8 @@
 namespace ampbench::optim {
 namespace {
 
+using torch::optim::AdamOptions;
+using torch::optim::AdamParamState;
 using torch::optim::AdamWOptions;
 using torch::optim::AdamWParamState;
 using torch::optim::SGDOptions;
@@ -27,16 +31,6 @@ using torch::optim::SGDParamState;
 std::vector<torch::optim::OptimizerParamGroup> one_group(const std::vector<at::Tensor>& params) {
   return {torch::optim::OptimizerParamGroup(params)};
 }
-
-// What the multi-tensor and fused paths implement; the rest is refused with
-// the option's name rather than silently ignored.
-void check_sgd(const SGDOptions& o, const char* who) {
-  TORCH_CHECK(!o.nesterov(), who, ": nesterov is not implemented");
-  TORCH_CHECK(o.weight_decay() == 0, who, ": weight_decay is not implemented, got ", o.weight_decay());
-  TORCH_CHECK(o.momentum() > 0, who, ": needs momentum > 0, got ", o.momentum());
-}
-
-void check_adamw(const AdamWOptions& o, const char* who) { TORCH_CHECK(!o.amsgrad(), who, ": amsgrad is not implemented"); }
 
 // Momentum buffers at zero for every parameter, from the start (see
 // ForeachSGD), as the Python oracle sets them.
@@ -61,18 +55,20 @@ SgdLists sgd_lists(torch::optim::OptimizerParamGroup& group,
     if (!p.grad().defined()) continue;
     l.params.push_back(p);
     l.grads.push_back(p.grad());
-    l.bufs.push_back(static_cast<SGDParamState&>(*state.at(p.unsafeGetTensorImpl())).momentum_buffer());
+    if (const auto it = state.find(p.unsafeGetTensorImpl()); it != state.end())
+      l.bufs.push_back(static_cast<SGDParamState&>(*it->second).momentum_buffer());
   }
   return l;
 }
 
 struct AdamLists {
-  std::vector<at::Tensor> params, grads, exp_avgs, exp_avg_sqs;
+  std::vector<at::Tensor> params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs;
   std::vector<AdamWParamState*> states;
 };
 
 AdamLists adam_lists(torch::optim::OptimizerParamGroup& group,
-                     ska::flat_hash_map<void*, std::unique_ptr<torch::optim::OptimizerParamState>>& state) {
+                     ska::flat_hash_map<void*, std::unique_ptr<torch::optim::OptimizerParamState>>& state,
+                     bool amsgrad) {
   AdamLists l;
   for (const at::Tensor& p : group.params()) {
     if (!p.grad().defined()) continue;
@@ -82,6 +78,7 @@ AdamLists adam_lists(torch::optim::OptimizerParamGroup& group,
       fresh->step(0);
       fresh->exp_avg(at::zeros_like(p, at::MemoryFormat::Preserve));
       fresh->exp_avg_sq(at::zeros_like(p, at::MemoryFormat::Preserve));
+      if (amsgrad) fresh->max_exp_avg_sq(at::zeros_like(p, at::MemoryFormat::Preserve));
       slot = std::move(fresh);
     }
     auto& s = static_cast<AdamWParamState&>(*slot);
@@ -89,6 +86,7 @@ AdamLists adam_lists(torch::optim::OptimizerParamGroup& group,
     l.grads.push_back(p.grad());
     l.exp_avgs.push_back(s.exp_avg());
     l.exp_avg_sqs.push_back(s.exp_avg_sq());
+    if (amsgrad) l.max_exp_avg_sqs.push_back(s.max_exp_avg_sq());
     l.states.push_back(&s);
   }
   return l;
@@ -100,11 +98,11 @@ std::optional<at::Tensor> optional(const at::Tensor& t) { return t.defined() ? s
 
 ForeachSGD::ForeachSGD(const std::vector<at::Tensor>& params, SGDOptions options)
     : Optimizer(one_group(params), std::make_unique<SGDOptions>(options)) {
-  check_sgd(options, "ForeachSGD");
-  zero_momentum_buffers(params, state_);
+  if (options.momentum() != 0) zero_momentum_buffers(params, state_);
 }
 
-// torch.optim.sgd._multi_tensor_sgd with momentum, no weight decay.
+// torch.optim.sgd._multi_tensor_sgd, op for op (the first momentum step
+// aside: see ForeachSGD).
 at::Tensor ForeachSGD::step(LossClosure closure) {
   TORCH_CHECK(!closure, "ForeachSGD::step: closures are not supported");
   at::NoGradGuard no_grad;
@@ -112,17 +110,21 @@ at::Tensor ForeachSGD::step(LossClosure closure) {
     const auto& o = static_cast<const SGDOptions&>(group.options());
     SgdLists l = sgd_lists(group, state_);
     if (l.params.empty()) continue;
-    at::_foreach_mul_(l.bufs, o.momentum());
-    at::_foreach_add_(l.bufs, l.grads, 1 - o.dampening());
-    at::_foreach_add_(l.params, l.bufs, -o.lr());
+    std::vector<at::Tensor> grads = l.grads;
+    if (o.weight_decay() != 0) grads = at::_foreach_add(grads, l.params, o.weight_decay());
+    if (o.momentum() != 0) {
+      at::_foreach_mul_(l.bufs, o.momentum());
+      at::_foreach_add_(l.bufs, grads, 1 - o.dampening());
+      grads = o.nesterov() ? at::_foreach_add(grads, l.bufs, o.momentum()) : l.bufs;
+    }
+    at::_foreach_add_(l.params, grads, -o.lr());
   }
   return {};
 }
 
 FusedSGD::FusedSGD(const std::vector<at::Tensor>& params, SGDOptions options)
     : Optimizer(one_group(params), std::make_unique<SGDOptions>(options)) {
-  check_sgd(options, "FusedSGD");
-  zero_momentum_buffers(params, state_);
+  if (options.momentum() != 0) zero_momentum_buffers(params, state_);
 }
 
 at::Tensor FusedSGD::step(LossClosure closure) {
@@ -142,25 +144,27 @@ void FusedSGD::step_with_amp(const at::Tensor& grad_scale, const at::Tensor& fou
   }
 }
 
-ForeachAdamW::ForeachAdamW(const std::vector<at::Tensor>& params, AdamWOptions options)
-    : Optimizer(one_group(params), std::make_unique<AdamWOptions>(options)) {
-  check_adamw(options, "ForeachAdamW");
-}
+ForeachAdam::ForeachAdam(const std::vector<at::Tensor>& params, AdamWOptions options, bool decoupled)
+    : Optimizer(one_group(params), std::make_unique<AdamWOptions>(options)), decoupled_(decoupled) {}
 
-// torch.optim.adam._multi_tensor_adam with decoupled weight decay, not
-// capturable: bias corrections in double on the host, as Python computes them.
-at::Tensor ForeachAdamW::step(LossClosure closure) {
-  TORCH_CHECK(!closure, "ForeachAdamW::step: closures are not supported");
+// torch.optim.adam._multi_tensor_adam, not capturable: bias corrections in
+// double on the host, as Python computes them.
+at::Tensor ForeachAdam::step(LossClosure closure) {
+  TORCH_CHECK(!closure, "ForeachAdam::step: closures are not supported");
   at::NoGradGuard no_grad;
   for (auto& group : param_groups_) {
     const auto& o = static_cast<const AdamWOptions&>(group.options());
-    AdamLists l = adam_lists(group, state_);
+    AdamLists l = adam_lists(group, state_, o.amsgrad());
     if (l.params.empty()) continue;
     const auto [beta1, beta2] = o.betas();
-    if (o.weight_decay() != 0) at::_foreach_mul_(l.params, 1 - o.lr() * o.weight_decay());
-    at::_foreach_lerp_(l.exp_avgs, l.grads, 1 - beta1);
+    std::vector<at::Tensor> grads = l.grads;
+    if (o.weight_decay() != 0) {
+      if (decoupled_) at::_foreach_mul_(l.params, 1 - o.lr() * o.weight_decay());
+      else grads = at::_foreach_add(grads, l.params, o.weight_decay());
+    }
+    at::_foreach_lerp_(l.exp_avgs, grads, 1 - beta1);
     at::_foreach_mul_(l.exp_avg_sqs, beta2);
-    at::_foreach_addcmul_(l.exp_avg_sqs, l.grads, l.grads, 1 - beta2);
+    at::_foreach_addcmul_(l.exp_avg_sqs, grads, grads, 1 - beta2);
     std::vector<at::Scalar> step_size, bias_correction2_sqrt;
     for (AdamWParamState* s : l.states) {
       s->step(s->step() + 1);
@@ -168,7 +172,8 @@ at::Tensor ForeachAdamW::step(LossClosure closure) {
       step_size.emplace_back((o.lr() / (1 - std::pow(beta1, step))) * -1);
       bias_correction2_sqrt.emplace_back(std::pow(1 - std::pow(beta2, step), 0.5));
     }
-    std::vector<at::Tensor> denom = at::_foreach_sqrt(l.exp_avg_sqs);
+    if (o.amsgrad()) at::_foreach_maximum_(l.max_exp_avg_sqs, l.exp_avg_sqs);
+    std::vector<at::Tensor> denom = at::_foreach_sqrt(o.amsgrad() ? l.max_exp_avg_sqs : l.exp_avg_sqs);
     at::_foreach_div_(denom, bias_correction2_sqrt);
     at::_foreach_add_(denom, o.eps());
     at::_foreach_addcdiv_(l.params, l.exp_avgs, denom, step_size);
@@ -176,25 +181,24 @@ at::Tensor ForeachAdamW::step(LossClosure closure) {
   return {};
 }
 
-FusedAdamW::FusedAdamW(const std::vector<at::Tensor>& params, AdamWOptions options)
-    : Optimizer(one_group(params), std::make_unique<AdamWOptions>(options)) {
-  check_adamw(options, "FusedAdamW");
+FusedAdam::FusedAdam(const std::vector<at::Tensor>& params, AdamWOptions options, bool decoupled)
+    : Optimizer(one_group(params), std::make_unique<AdamWOptions>(options)), decoupled_(decoupled) {
   for (const at::Tensor& p : params) steps_.push_back(at::zeros({}, p.options().dtype(at::kFloat)));
 }
 
-at::Tensor FusedAdamW::step(LossClosure closure) {
-  TORCH_CHECK(!closure, "FusedAdamW::step: closures are not supported");
+at::Tensor FusedAdam::step(LossClosure closure) {
+  TORCH_CHECK(!closure, "FusedAdam::step: closures are not supported");
   step_with_amp({}, {});
   return {};
 }
 
-// torch.optim.adam._fused_adam (decoupled weight decay): the step counts are
-// device tensors, advanced before the kernel and taken back on a skipped step.
-void FusedAdamW::step_with_amp(const at::Tensor& grad_scale, const at::Tensor& found_inf) {
+// torch.optim.adam._fused_adam: the step counts are device tensors, advanced
+// before the kernel and taken back on a skipped step.
+void FusedAdam::step_with_amp(const at::Tensor& grad_scale, const at::Tensor& found_inf) {
   at::NoGradGuard no_grad;
   for (auto& group : param_groups_) {
     const auto& o = static_cast<const AdamWOptions&>(group.options());
-    AdamLists l = adam_lists(group, state_);
+    AdamLists l = adam_lists(group, state_, o.amsgrad());
     if (l.params.empty()) continue;
     std::vector<at::Tensor> steps;
     const std::vector<at::Tensor>& all = group.params();
@@ -202,25 +206,89 @@ void FusedAdamW::step_with_amp(const at::Tensor& grad_scale, const at::Tensor& f
       if (all[i].grad().defined()) steps.push_back(steps_.at(i));
     const auto [beta1, beta2] = o.betas();
     at::_foreach_add_(steps, 1);
-    at::_fused_adamw_(l.params, l.grads, l.exp_avgs, l.exp_avg_sqs, /*max_exp_avg_sqs=*/{}, steps, o.lr(), beta1,
-                      beta2, o.weight_decay(), o.eps(), /*amsgrad=*/false, /*maximize=*/false, optional(grad_scale),
-                      optional(found_inf));
+    if (decoupled_)
+      at::_fused_adamw_(l.params, l.grads, l.exp_avgs, l.exp_avg_sqs, l.max_exp_avg_sqs, steps, o.lr(), beta1, beta2,
+                        o.weight_decay(), o.eps(), o.amsgrad(), /*maximize=*/false, optional(grad_scale),
+                        optional(found_inf));
+    else
+      at::_fused_adam_(l.params, l.grads, l.exp_avgs, l.exp_avg_sqs, l.max_exp_avg_sqs, steps, o.lr(), beta1, beta2,
+                       o.weight_decay(), o.eps(), o.amsgrad(), /*maximize=*/false, optional(grad_scale),
+                       optional(found_inf));
     if (found_inf.defined()) at::_foreach_sub_(steps, std::vector<at::Tensor>(steps.size(), found_inf));
   }
 }
 
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(Kind kind, Impl impl,
-                                                        const std::vector<at::Tensor>& params, double lr) {
+namespace {
+
+template <typename State>
+ParamStateTensors adam_tensors(const State& s) {
+  ParamStateTensors t;
+  t.exp_avg = s.exp_avg();
+  t.exp_avg_sq = s.exp_avg_sq();
+  t.max_exp_avg_sq = s.max_exp_avg_sq();
+  t.step = s.step();
+  return t;
+}
+
+}  // namespace
+
+std::optional<ParamStateTensors> param_state(const torch::optim::OptimizerParamState& state) {
+  if (const auto* sgd = dynamic_cast<const SGDParamState*>(&state)) {
+    ParamStateTensors t;
+    t.momentum_buffer = sgd->momentum_buffer();
+    return t;
+  }
+  if (const auto* w = dynamic_cast<const AdamWParamState*>(&state)) return adam_tensors(*w);
+  if (const auto* a = dynamic_cast<const AdamParamState*>(&state)) return adam_tensors(*a);
+  return std::nullopt;
+}
+
+namespace {
+
+template <typename State>
+std::unique_ptr<torch::optim::OptimizerParamState> adam_state(const ParamStateTensors& t) {
+  auto st = std::make_unique<State>();
+  st->exp_avg(t.exp_avg);
+  st->exp_avg_sq(t.exp_avg_sq);
+  if (t.max_exp_avg_sq.defined()) st->max_exp_avg_sq(t.max_exp_avg_sq);
+  st->step(t.step);
+  return st;
+}
+
+}  // namespace
+
+std::unique_ptr<torch::optim::OptimizerParamState> make_param_state(const torch::optim::Optimizer& opt,
+                                                                    const ParamStateTensors& t) {
+  if (t.momentum_buffer.defined()) {
+    auto st = std::make_unique<SGDParamState>();
+    st->momentum_buffer(t.momentum_buffer);
+    return st;
+  }
+  // LibTorch's Adam reads AdamParamState; every other Adam here AdamW's.
+  if (dynamic_cast<const torch::optim::Adam*>(&opt)) return adam_state<AdamParamState>(t);
+  return adam_state<AdamWParamState>(t);
+}
+
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(Kind kind, Impl impl, const std::vector<at::Tensor>& params,
+                                                        double lr, const Settings& s) {
   if (kind == Kind::kSgd) {
-    const SGDOptions o = SGDOptions(lr).momentum(0.9);
+    const SGDOptions o =
+        SGDOptions(lr).momentum(s.momentum).dampening(s.dampening).nesterov(s.nesterov).weight_decay(s.weight_decay);
     if (impl == Impl::kForeach) return std::make_unique<ForeachSGD>(params, o);
     if (impl == Impl::kFused) return std::make_unique<FusedSGD>(params, o);
     return std::make_unique<torch::optim::SGD>(params, o);
   }
-  const AdamWOptions o = AdamWOptions(lr).weight_decay(0.01);
-  if (impl == Impl::kForeach) return std::make_unique<ForeachAdamW>(params, o);
-  if (impl == Impl::kFused) return std::make_unique<FusedAdamW>(params, o);
-  return std::make_unique<torch::optim::AdamW>(params, o);
+  const AdamWOptions o = AdamWOptions(lr)
+                             .betas({s.beta1, s.beta2})
+                             .eps(s.eps)
+                             .weight_decay(s.weight_decay)
+                             .amsgrad(s.amsgrad);
+  const bool decoupled = kind == Kind::kAdamW;
+  if (impl == Impl::kForeach) return std::make_unique<ForeachAdam>(params, o, decoupled);
+  if (impl == Impl::kFused) return std::make_unique<FusedAdam>(params, o, decoupled);
+  if (decoupled) return std::make_unique<torch::optim::AdamW>(params, o);
+  return std::make_unique<torch::optim::Adam>(
+      params, AdamOptions(lr).betas({s.beta1, s.beta2}).eps(s.eps).weight_decay(s.weight_decay).amsgrad(s.amsgrad));
 }
 
 }  // namespace ampbench::optim

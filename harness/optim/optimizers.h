@@ -1,19 +1,23 @@
-// SGD with momentum and AdamW in the three implementations Python offers,
-// as a case dimension ("optimizer_impl"):
-//   loop     LibTorch's torch::optim::SGD / AdamW: per-parameter ops (Python's
-//            foreach=False);
+// SGD, Adam and AdamW in the three implementations Python offers, as a case
+// dimension ("optimizer_impl"):
+//   loop     LibTorch's torch::optim::SGD / Adam / AdamW: per-parameter ops
+//            (Python's foreach=False);
 //   foreach  one multi-tensor op per stage (torch._foreach_*), op for op the
-//            ones torch.optim's _multi_tensor_sgd / _multi_tensor_adamw run;
-//   fused    one kernel per step (at::_fused_sgd_ / at::_fused_adamw_), which
-//            also takes the GradScaler's scale and inf flag on the device.
-// All three keep their state in LibTorch's SGDParamState / AdamWParamState,
-// so runs are compared element by element whatever the implementation.
+//            ones torch.optim's _multi_tensor_sgd / _multi_tensor_adam run;
+//   fused    one kernel per step (at::_fused_sgd_ / _fused_adam_ /
+//            _fused_adamw_), which also takes the GradScaler's scale and inf
+//            flag on the device.
+// Their state is LibTorch's SGDParamState / AdamParamState / AdamWParamState,
+// read through param_state() so runs are compared element by element
+// whatever the implementation.
 #pragma once
 
+#include <torch/optim/adam.h>
 #include <torch/optim/adamw.h>
 #include <torch/optim/sgd.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,10 +26,10 @@
 
 namespace ampbench::optim {
 
-// Momentum buffers start at zero and every step is a "later" step: the same
-// update as the first-step special case (0.9 * 0 + g == g exactly), without
-// Python's fused SGD hazard (a skipped first step leaves empty_like buffers
-// that the next step reads).
+// With momentum, the buffers start at zero and every step is a "later" step:
+// the same update as the first-step special case (0.9 * 0 + g == g exactly,
+// without dampening), without Python's fused SGD hazard (a skipped first step
+// leaves empty_like buffers that the next step reads).
 class ForeachSGD : public torch::optim::Optimizer {
  public:
   ForeachSGD(const std::vector<at::Tensor>& params, torch::optim::SGDOptions options);
@@ -39,15 +43,20 @@ class FusedSGD : public torch::optim::Optimizer, public amp::AmpScalingOptimizer
   void step_with_amp(const at::Tensor& grad_scale, const at::Tensor& found_inf) override;
 };
 
-class ForeachAdamW : public torch::optim::Optimizer {
+// Adam with L2 weight decay added to the gradients, or AdamW's decoupled
+// decay (`decoupled`); the options are AdamW's, which hold the same fields.
+class ForeachAdam : public torch::optim::Optimizer {
  public:
-  ForeachAdamW(const std::vector<at::Tensor>& params, torch::optim::AdamWOptions options);
+  ForeachAdam(const std::vector<at::Tensor>& params, torch::optim::AdamWOptions options, bool decoupled);
   at::Tensor step(LossClosure closure = nullptr) override;
+
+ private:
+  bool decoupled_;
 };
 
-class FusedAdamW : public torch::optim::Optimizer, public amp::AmpScalingOptimizer {
+class FusedAdam : public torch::optim::Optimizer, public amp::AmpScalingOptimizer {
  public:
-  FusedAdamW(const std::vector<at::Tensor>& params, torch::optim::AdamWOptions options);
+  FusedAdam(const std::vector<at::Tensor>& params, torch::optim::AdamWOptions options, bool decoupled);
   at::Tensor step(LossClosure closure = nullptr) override;
   void step_with_amp(const at::Tensor& grad_scale, const at::Tensor& found_inf) override;
   // Per parameter, in order: the kernel's step counts (checkpoints save them).
@@ -55,10 +64,23 @@ class FusedAdamW : public torch::optim::Optimizer, public amp::AmpScalingOptimiz
 
  private:
   std::vector<at::Tensor> steps_;  // per parameter, float32 on its device (the kernel's state_steps)
+  bool decoupled_;
 };
 
-// "sgd" (momentum 0.9) or "adamw" (weight decay 0.01) at `lr`, in `impl`.
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(Kind kind, Impl impl,
-                                                        const std::vector<at::Tensor>& params, double lr);
+// One parameter's optimizer state, whichever class holds it (undefined
+// tensors for what the optimizer does not keep).
+struct ParamStateTensors {
+  at::Tensor momentum_buffer;
+  at::Tensor exp_avg, exp_avg_sq, max_exp_avg_sq;
+  int64_t step = 0;
+};
+std::optional<ParamStateTensors> param_state(const torch::optim::OptimizerParamState& state);
+// The state class `opt` reads, holding `t` (checkpoint restore).
+std::unique_ptr<torch::optim::OptimizerParamState> make_param_state(const torch::optim::Optimizer& opt,
+                                                                    const ParamStateTensors& t);
+
+// `kind` at `lr` with `settings`, in `impl`.
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(Kind kind, Impl impl, const std::vector<at::Tensor>& params,
+                                                        double lr, const Settings& settings);
 
 }  // namespace ampbench::optim

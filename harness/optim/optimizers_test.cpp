@@ -42,9 +42,11 @@ double max_ulps(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>&
   return worst;
 }
 
-std::vector<at::Tensor> train(Kind name, Impl impl, int steps) {
+double default_lr(Kind kind) { return kind == Kind::kSgd ? 0.05 : 0.003; }
+
+std::vector<at::Tensor> train(Kind name, Impl impl, int steps, const Settings& settings, double lr) {
   std::vector<at::Tensor> params = params_like_a_model();
-  auto opt = make_optimizer(name, impl, params, name == Kind::kSgd ? 0.05 : 0.003);
+  auto opt = make_optimizer(name, impl, params, lr, settings);
   for (int t = 0; t < steps; ++t) {
     set_grads(params, t);
     opt->step();
@@ -54,37 +56,83 @@ std::vector<at::Tensor> train(Kind name, Impl impl, int steps) {
   return out;
 }
 
+struct Variant {
+  Kind kind;
+  Settings settings;
+  const char* what;
+};
+
+// torch.optim's keyword arguments beyond the defaults: each implementation
+// must honour every one of them the same way.
+std::vector<Variant> variants() {
+  std::vector<Variant> out;
+  for (Kind kind : {Kind::kSgd, Kind::kAdam, Kind::kAdamW}) out.push_back({kind, default_settings(kind), "defaults"});
+  Settings s = default_settings(Kind::kSgd);
+  s.momentum = 0;
+  out.push_back({Kind::kSgd, s, "momentum 0"});
+  s = default_settings(Kind::kSgd);
+  s.nesterov = true;
+  s.weight_decay = 0.01;
+  out.push_back({Kind::kSgd, s, "nesterov, weight_decay 0.01"});
+  s = default_settings(Kind::kAdam);
+  s.weight_decay = 0.01;
+  s.amsgrad = true;
+  s.beta1 = 0.8;
+  s.eps = 1e-6;
+  out.push_back({Kind::kAdam, s, "L2 weight_decay 0.01, amsgrad, beta1 0.8, eps 1e-6"});
+  s = default_settings(Kind::kAdamW);
+  s.amsgrad = true;
+  s.beta2 = 0.99;
+  out.push_back({Kind::kAdamW, s, "amsgrad, beta2 0.99"});
+  return out;
+}
+
 TEST(Optimizers, ForeachAndFusedAgreeWithTheLoopToAFewUlps) {
-  for (const Kind name : {Kind::kSgd, Kind::kAdamW}) {
-    const auto loop = train(name, Impl::kLoop, 20);
-    const double foreach = max_ulps(train(name, Impl::kForeach, 20), loop);
-    const double fused = max_ulps(train(name, Impl::kFused, 20), loop);
-    std::cout << to_string(name) << " after 20 steps, max distance from the loop: foreach " << foreach << " ulp, fused " << fused
+  for (const Variant& v : variants()) {
+    const std::string name = to_string(v.kind) + " (" + v.what + ")";
+    const double lr = default_lr(v.kind);
+    const auto loop = train(v.kind, Impl::kLoop, 20, v.settings, lr);
+    const double foreach = max_ulps(train(v.kind, Impl::kForeach, 20, v.settings, lr), loop);
+    const double fused = max_ulps(train(v.kind, Impl::kFused, 20, v.settings, lr), loop);
+    std::cout << name << " after 20 steps, max distance from the loop: foreach " << foreach << " ulp, fused " << fused
               << " ulp\n";
-    EXPECT_LE(foreach, 4) << to_string(name);
-    EXPECT_LE(fused, 4) << to_string(name);
+    EXPECT_LE(foreach, 4) << name;
+    EXPECT_LE(fused, 4) << name;
     // A different update (another learning rate) is thousands of ulps away:
     // the bound has teeth.
-    std::vector<at::Tensor> params = params_like_a_model();
-    auto other = make_optimizer(name, Impl::kFused, params, name == Kind::kSgd ? 0.051 : 0.00306);
-    for (int t = 0; t < 20; ++t) {
-      set_grads(params, t);
-      other->step();
-    }
-    EXPECT_GT(max_ulps(params, loop), 1000) << to_string(name);
+    EXPECT_GT(max_ulps(train(v.kind, Impl::kFused, 20, v.settings, lr * 1.02), loop), 1000) << name;
   }
 }
 
-TEST(Optimizers, UnknownNamesAndUnsupportedOptionsAreRefusedByName) {
+// Each setting changes the update: one silently ignored would pass the
+// agreement test above on all three implementations alike.
+TEST(Optimizers, EverySettingChangesTheUpdate) {
+  for (const Variant& v : variants()) {
+    if (std::string(v.what) == "defaults") continue;
+    for (Impl impl : {Impl::kLoop, Impl::kForeach, Impl::kFused}) {
+      const double lr = default_lr(v.kind);
+      const double moved = max_ulps(train(v.kind, impl, 20, v.settings, lr),
+                                    train(v.kind, impl, 20, default_settings(v.kind), lr));
+      EXPECT_GT(moved, 1000) << to_string(v.kind) << " (" << v.what << ") in " << to_string(impl);
+    }
+  }
+}
+
+TEST(Optimizers, UnknownNamesAndImpossibleSettingsAreRefusedByName) {
   EXPECT_THROW(parse_impl("vectorized"), std::invalid_argument);
   EXPECT_EQ(parse_impl("fused"), Impl::kFused);
-  std::vector<at::Tensor> params = params_like_a_model();
-  try {
-    ForeachSGD(params, torch::optim::SGDOptions(0.1).momentum(0.9).nesterov(true));
-    FAIL() << "nesterov accepted";
-  } catch (const c10::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("nesterov"), std::string::npos);
-  }
+  EXPECT_EQ(parse_kind("adam"), Kind::kAdam);
+  EXPECT_FALSE(parse_kind("lamb"));
+  Settings s = default_settings(Kind::kSgd);
+  s.momentum = 0;
+  s.nesterov = true;
+  EXPECT_NE(settings_refusal(Kind::kSgd, s).find("nesterov"), std::string::npos);
+  s = default_settings(Kind::kAdam);
+  s.beta2 = 1.0;
+  EXPECT_NE(settings_refusal(Kind::kAdam, s).find("betas"), std::string::npos);
+  EXPECT_EQ(settings_refusal(Kind::kAdamW, default_settings(Kind::kAdamW)), "");
+  EXPECT_EQ(default_settings(Kind::kAdamW).weight_decay, 0.01);
+  EXPECT_EQ(default_settings(Kind::kAdam).weight_decay, 0);
 }
 
 // Through the GradScaler: an inf skips the fused step on the device (no
@@ -92,8 +140,8 @@ TEST(Optimizers, UnknownNamesAndUnsupportedOptionsAreRefusedByName) {
 // step equals unscale-then-step bitwise with a power-of-two scale.
 TEST(Optimizers, TheFusedAdamWSkipsAnInfOnTheDeviceAndTakesItsStepCountBack) {
   std::vector<at::Tensor> fused_params = params_like_a_model(), loop_params = params_like_a_model();
-  FusedAdamW fused(fused_params, torch::optim::AdamWOptions(0.003).weight_decay(0.01));
-  FusedAdamW reference(loop_params, torch::optim::AdamWOptions(0.003).weight_decay(0.01));
+  FusedAdam fused(fused_params, torch::optim::AdamWOptions(0.003).weight_decay(0.01), /*decoupled=*/true);
+  FusedAdam reference(loop_params, torch::optim::AdamWOptions(0.003).weight_decay(0.01), /*decoupled=*/true);
   amp::GradScaler scaler(amp::GradScalerOptions().init_scale(1024));
   scaler.scale(at::ones({}));
   const std::vector<at::Tensor> before = {fused_params[0].detach().clone()};

@@ -58,6 +58,15 @@ nlohmann::json exact_series(const std::vector<double>& values) {
   return out;
 }
 
+// A model given by file: what the oracle loads with torch.jit.load, and how
+// it splits a packed batch back into the forward's arguments.
+nlohmann::json scripted_json(const ScriptedModel& m) {
+  nlohmann::json inputs = nlohmann::json::array();
+  for (const ScriptedInput& in : m.inputs)
+    inputs.push_back({{"kind", in.kind == InputKind::kTokenIds ? "tokens" : "float"}, {"shape", in.shape}, {"vocab", in.vocab}});
+  return {{"path", m.path}, {"inputs", inputs}};
+}
+
 nlohmann::json spec_json(const CaseSpec& s) {
   nlohmann::json j = case_identity_json(s);
   j.update({{"device", to_string(s.device)},
@@ -74,6 +83,17 @@ nlohmann::json spec_json(const CaseSpec& s) {
           {"inject_inf_optimizer", s.inject_inf_optimizer},
           {"resume_at", s.resume_at},
           {"skip_steps", s.skip_steps},
+          {"inject_inf_param", s.inject_inf_param},
+          {"loss", {{"kind", to_string(s.loss.kind)}, {"label_smoothing", s.loss.label_smoothing}}},
+          {"multi_coefficients", s.multi_coefficients},
+          {"optimizer_settings",
+           {{"momentum", s.optimizer_settings.momentum},
+            {"dampening", s.optimizer_settings.dampening},
+            {"nesterov", s.optimizer_settings.nesterov},
+            {"weight_decay", s.optimizer_settings.weight_decay},
+            {"betas", {s.optimizer_settings.beta1, s.optimizer_settings.beta2}},
+            {"eps", s.optimizer_settings.eps},
+            {"amsgrad", s.optimizer_settings.amsgrad}}},
           {"scaler",
            {{"init_scale", s.scaler.init_scale},
             {"growth_factor", s.scaler.growth_factor},
@@ -85,6 +105,7 @@ nlohmann::json spec_json(const CaseSpec& s) {
             {"seq", s.sizes.seq}, {"d_model", s.sizes.d_model}, {"heads", s.sizes.heads}, {"ffn", s.sizes.ffn},
             {"layers", s.sizes.layers}, {"vocab", s.sizes.vocab}, {"depth", s.sizes.depth}, {"patch", s.sizes.patch},
             {"channels_last", s.sizes.channels_last}}}});
+  if (s.model->scripted) j["torchscript"] = scripted_json(*s.model->scripted);
   return j;
 }
 

@@ -47,15 +47,17 @@ void save_optimizer(const torch::optim::Optimizer& opt, const std::string& prefi
     const std::string name = prefix + std::to_string(k) + ".";
     const auto it = opt.state().find(params[k].unsafeGetTensorImpl());
     if (it != opt.state().end()) {
-      if (auto* sgd = dynamic_cast<const torch::optim::SGDParamState*>(it->second.get())) {
-        if (sgd->momentum_buffer().defined()) out.insert(name + "momentum_buffer", sgd->momentum_buffer().cpu());
-      } else if (auto* adamw = dynamic_cast<const torch::optim::AdamWParamState*>(it->second.get())) {
-        out.insert(name + "exp_avg", adamw->exp_avg().cpu());
-        out.insert(name + "exp_avg_sq", adamw->exp_avg_sq().cpu());
-        out.insert(name + "step", scalar(adamw->step()));
+      if (const std::optional<optim::ParamStateTensors> st = optim::param_state(*it->second)) {
+        if (st->momentum_buffer.defined()) out.insert(name + "momentum_buffer", st->momentum_buffer.cpu());
+        if (st->exp_avg.defined()) {
+          out.insert(name + "exp_avg", st->exp_avg.cpu());
+          out.insert(name + "exp_avg_sq", st->exp_avg_sq.cpu());
+          out.insert(name + "step", scalar(st->step));
+        }
+        if (st->max_exp_avg_sq.defined()) out.insert(name + "max_exp_avg_sq", st->max_exp_avg_sq.cpu());
       }
     }
-    if (auto* fused = dynamic_cast<const optim::FusedAdamW*>(&opt)) out.insert(name + "step_count", fused->step_counts()[k].cpu());
+    if (auto* fused = dynamic_cast<const optim::FusedAdam*>(&opt)) out.insert(name + "step_count", fused->step_counts()[k].cpu());
   }
 }
 
@@ -79,20 +81,20 @@ void load_optimizer(torch::optim::Optimizer& opt, const std::string& prefix, con
     const std::string name = prefix + std::to_string(k) + ".";
     const at::Tensor& p = params[k];
     auto on_device = [&](const std::string& field) { return entry(in, name + field, path).to(p.device()).clone(); };
-    if (in.contains(name + "momentum_buffer")) {
-      auto st = std::make_unique<torch::optim::SGDParamState>();
-      st->momentum_buffer(on_device("momentum_buffer"));
-      opt.state()[p.unsafeGetTensorImpl()] = std::move(st);
-    } else if (in.contains(name + "exp_avg")) {
-      auto st = std::make_unique<torch::optim::AdamWParamState>();
-      st->exp_avg(on_device("exp_avg"));
-      st->exp_avg_sq(on_device("exp_avg_sq"));
-      st->step(entry(in, name + "step", path).item<int64_t>());
-      opt.state()[p.unsafeGetTensorImpl()] = std::move(st);
+    optim::ParamStateTensors t;
+    if (in.contains(name + "momentum_buffer")) t.momentum_buffer = on_device("momentum_buffer");
+    if (in.contains(name + "exp_avg")) {
+      t.exp_avg = on_device("exp_avg");
+      t.exp_avg_sq = on_device("exp_avg_sq");
+      t.step = entry(in, name + "step", path).item<int64_t>();
+    }
+    if (in.contains(name + "max_exp_avg_sq")) t.max_exp_avg_sq = on_device("max_exp_avg_sq");
+    if (t.momentum_buffer.defined() || t.exp_avg.defined()) {
+      opt.state()[p.unsafeGetTensorImpl()] = optim::make_param_state(opt, t);
     } else {
       opt.state().erase(p.unsafeGetTensorImpl());  // none saved: none before the first step either
     }
-    if (auto* fused = dynamic_cast<optim::FusedAdamW*>(&opt)) copy_into(fused->step_counts()[k], entry(in, name + "step_count", path), name + "step_count", path);
+    if (auto* fused = dynamic_cast<optim::FusedAdam*>(&opt)) copy_into(fused->step_counts()[k], entry(in, name + "step_count", path), name + "step_count", path);
   }
 }
 

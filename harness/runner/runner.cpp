@@ -7,6 +7,8 @@
 #include <torch/optim/adamw.h>
 #include <torch/optim/sgd.h>
 
+#include "optim/optimizers.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -45,8 +47,8 @@ std::vector<float> flatten(const std::vector<at::Tensor>& tensors) {
   return std::vector<float>(all.data_ptr<float>(), all.data_ptr<float>() + all.numel());
 }
 
-// Momentum buffers (SGD) or first and second moments (AdamW), in parameter
-// order, so two runs' optimizer states can be compared element by element.
+// Momentum buffers (SGD) or first and second moments (Adam, AdamW; and
+// amsgrad's maximum), in parameter order, so two runs' optimizer states can be compared element by element.
 std::vector<at::Tensor> optimizer_state_tensors(const TrainingState& s) {
   std::vector<at::Tensor> out;
   for (const auto& opt : s.optimizers) {
@@ -54,12 +56,10 @@ std::vector<at::Tensor> optimizer_state_tensors(const TrainingState& s) {
       for (const at::Tensor& p : group.params()) {
         const auto it = opt->state().find(p.unsafeGetTensorImpl());
         if (it == opt->state().end()) continue;
-        if (auto* sgd = dynamic_cast<torch::optim::SGDParamState*>(it->second.get())) {
-          if (sgd->momentum_buffer().defined()) out.push_back(sgd->momentum_buffer());
-        } else if (auto* adamw = dynamic_cast<torch::optim::AdamWParamState*>(it->second.get())) {
-          out.push_back(adamw->exp_avg());
-          out.push_back(adamw->exp_avg_sq());
-        }
+        const std::optional<optim::ParamStateTensors> st = optim::param_state(*it->second);
+        if (!st) continue;
+        for (const at::Tensor& t : {st->momentum_buffer, st->exp_avg, st->exp_avg_sq, st->max_exp_avg_sq})
+          if (t.defined()) out.push_back(t);
       }
     }
   }
@@ -245,6 +245,7 @@ DataOptions data_options(const CaseSpec& spec) {
   DataOptions d;
   d.model = spec.model;
   d.sizes = spec.sizes;
+  d.loss = spec.loss.kind;
   d.seed = spec.seed + 1000;  // independent of the weight seed
   // DataParallel: one process scatters the whole batch; DDP: each rank reads
   // its own shard of it.

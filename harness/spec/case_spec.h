@@ -2,6 +2,7 @@
 // file. Plain data; no LibTorch state.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 #include "spec/control.h"
 #include "spec/device_kind.h"
 #include "spec/expect.h"
+#include "spec/loss.h"
 
 namespace ampbench {
 
@@ -114,6 +116,14 @@ struct CaseSpec {
   int resume_at = -1;            // save, destroy and restore everything before this step (-1: never)
   bool cuda_graph = false;       // timed steps replay one CUDA-graph capture (runner/graph_step.h)
   int inject_inf_optimizer = 0;  // ...in the first gradient of this optimizer's parameters (multi: 0 or 1)
+  // ...or, when named, the whole gradient of this parameter of that
+  // optimizer's model (PyTorch's tests fill model[1].weight.grad: "1.weight").
+  std::string inject_inf_param;
+  optim::Settings optimizer_settings;  // the optimizer's keyword arguments (optim/impl.h)
+  LossSettings loss;
+  // multi: loss0 = loss(a*out0 + b*out1), loss1 = loss(c*out0 + d*out1), as
+  // {a, b, c, d}; the defaults are torch.amp's documented example.
+  std::array<double, 4> multi_coefficients = {2, 3, 3, -5};
   // Optimizer steps a scaler-less run skips on purpose, per optimizer
   // (skip_steps[i] for optimizer i): the fp32 reference re-run to skip
   // exactly where a fp16 case's scaler skipped, optimizer by optimizer (set

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -32,8 +34,23 @@ enum class TargetKind {
   kNextToken,  // one label per position, the next token; the output is [batch, seq, vocab]
 };
 
+// A model given by file (models/scripted.h): a TorchScript module and what
+// its forward takes, as a suite describes them.
+struct ScriptedInput {
+  InputKind kind = InputKind::kFloat;
+  std::vector<int64_t> shape;  // one sample's, without the batch dimension
+  int64_t vocab = 0;           // token ids: drawn in [0, vocab) (padding: id 0)
+};
+struct ScriptedModel {
+  std::string path;  // absolute
+  // Several float inputs travel as one tensor, each sample's inputs
+  // flattened and concatenated in order; the forward splits them again.
+  std::vector<ScriptedInput> inputs;
+};
+
 struct ModelFamily {
   std::string name;
+  std::optional<ScriptedModel> scripted;  // set for a model given by file
   InputKind input = InputKind::kFloat;
   TargetKind target = TargetKind::kClass;
   // Token ids end in padding (id 0) of a length drawn per sample; the model
@@ -45,9 +62,10 @@ struct ModelFamily {
   // second-order workload cannot run with the model cast to float16 (O2, O3
   // keep only BatchNorm in float32). Measured on the canonical modules too.
   bool small_layernorm_inputs = false;
-  // Its forward has no double backward at all (a fused attention kernel), so
-  // a second-order workload cannot run at any precision.
-  bool first_order_only = false;
+  // Why its forward has no double backward at all (a fused attention
+  // kernel), so that a second-order workload cannot run at any precision
+  // ("": it has one).
+  std::string first_order_only;
   // The "models" section's integer keys this family reads, besides batch
   // and classes (which every family reads), and where each one goes.
   std::vector<std::pair<std::string, int ModelSizes::*>> size_keys;
@@ -56,19 +74,19 @@ struct ModelFamily {
   // its concrete Cloneable type, which the family's build captures).
   bool replicable = true;
   // Why these sizes cannot build the model, as {size key, reason} (an empty
-  // reason when they can; nullptr: any sizes the suite reader bounds can).
-  std::pair<std::string, std::string> (*sizes_refusal)(const ModelSizes&) = nullptr;
+  // reason when they can; empty: any sizes the suite reader bounds can).
+  std::function<std::pair<std::string, std::string>(const ModelSizes&)> sizes_refusal;
   // One sample's input shape, without the batch dimension.
-  std::vector<int64_t> (*sample_shape)(const ModelSizes&) = nullptr;
+  std::function<std::vector<int64_t>(const ModelSizes&)> sample_shape;
   // Matrix-unit FLOPs of one sample's forward (models/flops.h).
-  double (*forward_flops)(const ModelSizes&) = nullptr;
+  std::function<double(const ModelSizes&)> forward_flops;
   // Parameter count and one sample's activations in floats, for the memory
   // estimate (suite/memory_estimate.h).
-  double (*parameters)(const ModelSizes&) = nullptr;
-  double (*activations)(const ModelSizes&) = nullptr;
+  std::function<double(const ModelSizes&)> parameters;
+  std::function<double(const ModelSizes&)> activations;
   // Builds the module from the global generator's current state (make_model
   // seeds it) and moves it to the device.
-  Model (*build)(const ModelFamily&, const ModelSizes&, const c10::Device&) = nullptr;
+  std::function<Model(const ModelFamily&, const ModelSizes&, const c10::Device&)> build;
 };
 
 // Every family, in registration order (the one list, models/model_family.cpp).

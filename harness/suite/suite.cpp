@@ -23,10 +23,7 @@ namespace ampbench {
 
 using nlohmann::json;
 
-const std::vector<std::string>& known_optimizers() {
-  static const std::vector<std::string> names = {"sgd", "adamw"};
-  return names;
-}
+const std::vector<std::string>& known_optimizers() { return optim::kind_names(); }
 
 std::string make_case_id(const CaseSpec& spec) {
   std::string id = spec.workload->name();
@@ -70,6 +67,18 @@ struct SuiteContext {
   DeviceKind device = DeviceKind::kCpu;
   TrainingSettings defaults;
   std::map<std::string, ModelSizes> models;  // by family name, as the suite gives them
+  // The suite's models given by file, by their name in "models".
+  std::map<std::string, std::shared_ptr<const ModelFamily>> scripted;
+
+  const ModelFamily* family(const std::string& name) const {
+    const auto it = scripted.find(name);
+    return it != scripted.end() ? it->second.get() : find_model_family(name);
+  }
+  std::vector<std::string> model_names() const {
+    std::vector<std::string> names = model_family_names();
+    for (const auto& [name, f] : scripted) names.push_back(name);
+    return names;
+  }
   ToleranceTable tolerances;
   ThroughputSettings throughput;
   EngagementRule engagement;
@@ -88,7 +97,7 @@ CaseSpec make_case(const SuiteContext& ctx, const std::string& workload, const s
                    const std::string& precision, const std::string& optimizer, const TrainingSettings& s) {
   CaseSpec c;
   c.workload = &workload_traits(workload);
-  c.model = find_model_family(model);
+  c.model = ctx.family(model);
   c.precision = PrecisionPolicy::parse(precision);
   c.scaler_enabled = c.precision.needs_scaler();
   c.optimizer = *optim::parse_kind(optimizer);
@@ -108,6 +117,10 @@ CaseSpec make_case(const SuiteContext& ctx, const std::string& workload, const s
   c.inject_inf_step = s.inject_inf_step;
   c.world_size = workload_traits(workload).replicated() ? s.world_size : 1;
   c.scaler = s.scaler;
+  c.optimizer_settings = s.optimizer_settings.at(optimizer);
+  c.loss = s.loss;
+  c.inject_inf_param = s.inject_inf_param;
+  c.multi_coefficients = s.multi_coefficients;
   c.tolerance = ctx.tolerances.by_precision.at(precision);
   c.envelope = ctx.tolerances.envelope;
   c.engagement = ctx.engagement;
@@ -122,9 +135,9 @@ CaseSpec read_explicit_case(const SuiteContext& ctx, Reader r) {
   const auto workload = r.require<std::string>("workload");
   require_known(r, "workload", workload, workload_names(), "workload");
   const auto model = r.require<std::string>("model");
-  require_known(r, "model", model, model_family_names(), "model");
+  require_known(r, "model", model, ctx.model_names(), "model");
   if (!ctx.models.count(model)) r.fail("model", "model '" + model + "' has no sizes in \"models\"");
-  if (const std::string why = model_refusal(workload, *find_model_family(model)); !why.empty()) r.fail("model", why);
+  if (const std::string why = model_refusal(workload, *ctx.family(model)); !why.empty()) r.fail("model", why);
   const auto precision = r.require<std::string>("precision");
   try {
     PrecisionPolicy::parse(precision);
@@ -133,7 +146,7 @@ CaseSpec read_explicit_case(const SuiteContext& ctx, Reader r) {
   }
   require_tolerance_row(r, "precision", ctx, precision);
   if (const std::string why =
-          family_precision_refusal(workload, *find_model_family(model), PrecisionPolicy::parse(precision));
+          family_precision_refusal(workload, *ctx.family(model), PrecisionPolicy::parse(precision));
       !why.empty())
     r.fail("precision", why);
   if (const std::string why = precision_refusal(workload, PrecisionPolicy::parse(precision)); !why.empty())
@@ -231,6 +244,8 @@ void add_case(std::vector<CaseSpec>& cases, CaseIndex& ids, CaseSpec c, const Su
               const std::string& where) {
   if (const std::string why = graph_refusal(c); !why.empty())
     throw SuiteError(ctx.file + ": " + where + ".cuda_graph: " + why);
+  if (const auto [key, why] = case_options_refusal(c); !why.empty())
+    throw SuiteError(ctx.file + ": " + where + "." + key + ": " + why);
   if (needs_baseline(c)) {
     CaseSpec base = baseline_for(c, ctx);
     c.baseline_id = base.id;
@@ -292,7 +307,7 @@ namespace {
 // workloads x models x optimizers x precisions, each with its baseline.
 void expand_matrix(Reader m, const SuiteContext& ctx, std::vector<CaseSpec>& cases, CaseIndex& ids) {
   const auto workloads = read_list(m, "workloads", workload_names(), "workload");
-  const auto model_names = read_list(m, "models", model_family_names(), "model");
+  const auto model_names = read_list(m, "models", ctx.model_names(), "model");
   const auto precisions = read_list(m, "precisions", PrecisionPolicy::names(), "precision");
   for (size_t i = 0; i < precisions.size(); ++i)
     require_tolerance_row(m, "precisions[" + std::to_string(i) + "]", ctx, precisions[i]);
@@ -304,9 +319,9 @@ void expand_matrix(Reader m, const SuiteContext& ctx, std::vector<CaseSpec>& cas
   for (const auto& model : model_names) {
     if (!ctx.models.count(model)) m.fail("models", "model '" + model + "' has no sizes in \"models\"");
     for (const auto& w : workloads) {
-      if (const std::string why = model_refusal(w, *find_model_family(model)); !why.empty()) m.fail("models", why);
+      if (const std::string why = model_refusal(w, *ctx.family(model)); !why.empty()) m.fail("models", why);
       for (const auto& p : precisions)
-        if (const std::string why = family_precision_refusal(w, *find_model_family(model), PrecisionPolicy::parse(p));
+        if (const std::string why = family_precision_refusal(w, *ctx.family(model), PrecisionPolicy::parse(p));
             !why.empty())
           m.fail("models", why);
     }
@@ -341,6 +356,16 @@ Suite parse_suite_root(const json& root, const std::string& path, DeviceKind dev
   if (!top.has("models")) top.fail("models", "missing required field");
   Reader models = top.child("models");
   for (const auto& name : models.keys()) {
+    if (is_scripted_entry(root.at("models").at(name))) {
+      if (find_model_family(name) || !is_plain_name(name))
+        models.fail(name, "a model given by file needs a plain name that is not a registered family's (" +
+                              join(model_family_names()) + ")");
+      ScriptedEntry e = read_scripted_model(models.child(name), name, path, ctx.defaults.loss.kind);
+      ctx.scripted[name] = e.family;
+      suite.scripted_models.push_back(e.family);
+      ctx.models[name] = e.sizes;
+      continue;
+    }
     require_known(models, name, name, model_family_names(), "model");
     ctx.models[name] = read_sizes(models.child(name), *find_model_family(name));
   }

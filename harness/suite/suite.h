@@ -3,6 +3,7 @@
 // case paired with its fp32 baseline).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -30,6 +31,8 @@ struct Suite {
   std::string description;
   GateSettings gate;
   std::vector<CaseSpec> cases;  // baselines come before the cases that use them
+  // The families of the models given by file, which the cases point to.
+  std::vector<std::shared_ptr<const ModelFamily>> scripted_models;
 };
 
 // Optimizers the harness implements; the loader rejects others (model

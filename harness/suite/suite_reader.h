@@ -33,6 +33,7 @@ class Reader {
     throw SuiteError(file_ + ": " + field(key) + ": " + reason);
   }
 
+  const std::string& file() const { return file_; }
   std::string field(const std::string& key) const {
     if (key.empty()) return where_.empty() ? "(top level)" : where_;
     return where_.empty() ? key : where_ + "." + key;

@@ -53,7 +53,8 @@ ScalerSettings read_scaler(Reader r, ScalerSettings s) {
 
 const std::vector<std::string> kSettingKeys = {"steps", "seed", "lr", "cosine_schedule", "iters_to_accumulate",
                                                "max_norm", "clip_value", "loss_multiplier", "inject_inf_step",
-                                               "world_size", "scaler", "resume_at"};
+                                               "world_size", "scaler", "resume_at", "optimizer_settings",
+                                               "loss", "label_smoothing", "inject_inf_param", "multi_coefficients"};
 
 TrainingSettings read_settings(Reader& r, TrainingSettings s) {
   s.steps = r.get("steps", s.steps);
@@ -103,6 +104,7 @@ TrainingSettings read_settings(Reader& r, TrainingSettings s) {
       r.fail("optimizer_impl", e.what());
     }
   }
+  read_training_options(r, s);
   return s;
 }
 
@@ -231,15 +233,17 @@ ThroughputSettings read_throughput(Reader r) {
 // replicas (DataParallel) or bucket float32 gradients (DDP).
 std::string model_refusal(const std::string& workload, const ModelFamily& family) {
   if (workload_traits(workload).replication() != Replication::kThreads || family.replicable) return "";
-  return workload + " replicates the model, and model family '" + family.name + "' cannot be replicated";
+  return workload + " replicates the model, and model family '" + family.name + "' cannot be replicated" +
+         (family.scripted ? " (DataParallel's replicate clones LibTorch modules; a TorchScript module is not one: use ddp)"
+                          : "");
 }
 
 std::string family_precision_refusal(const std::string& workload, const ModelFamily& family,
                                     const PrecisionPolicy& precision) {
   if (!workload_traits(workload).second_order()) return "";
-  if (family.first_order_only)
-    return workload + " differentiates the backward pass, and model family '" + family.name +
-           "' attends through scaled_dot_product_attention, whose fused kernels have no double backward";
+  if (!family.first_order_only.empty())
+    return workload + " differentiates the backward pass, and model family '" + family.name + "' cannot: " +
+           family.first_order_only;
   if (!family.small_layernorm_inputs ||
       precision.model_dtype() != c10::ScalarType::Half)
     return "";

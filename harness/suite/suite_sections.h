@@ -4,8 +4,10 @@
 // together into cases.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,12 +36,14 @@ void require_known(Reader& r, const std::string& key, const std::string& value,
 
 ScalerSettings read_scaler(Reader r, ScalerSettings s);
 
+std::map<std::string, optim::Settings> default_optimizer_settings();
+
 // Per-case training settings that a suite's "defaults" sets and a case may
 // override.
 struct TrainingSettings {
   int steps = 10;
   std::uint64_t seed = 1;
-  std::map<std::string, double> lr = {{"sgd", 0.05}, {"adamw", 0.003}};
+  std::map<std::string, double> lr = {{"sgd", 0.05}, {"adam", 0.003}, {"adamw", 0.003}};
   bool cosine_schedule = false;
   int iters_to_accumulate = 2;
   double max_norm = 1.0;
@@ -51,13 +55,34 @@ struct TrainingSettings {
   optim::Impl optimizer_impl = optim::Impl::kLoop;  // part of the case id when not loop: no tag needed
   bool cuda_graph = false;                          // part of the case id ("+graph"): no tag needed
   ScalerSettings scaler;
+  // By optimizer name: each optimizer's keyword arguments.
+  std::map<std::string, optim::Settings> optimizer_settings = default_optimizer_settings();
+  LossSettings loss;
+  std::string inject_inf_param;  // "": the first element of the first gradient
+  std::array<double, 4> multi_coefficients = CaseSpec{}.multi_coefficients;
 };
 
 // The keys of TrainingSettings (a case overriding one needs a tag).
 extern const std::vector<std::string> kSettingKeys;
 
 TrainingSettings read_settings(Reader& r, TrainingSettings s);
+// The optimizer settings, loss, inf parameter and multi coefficients of
+// `r` into `s` (suite/training_options.cpp).
+void read_training_options(Reader& r, TrainingSettings& s);
+// Why the case's loss or inf parameter cannot apply to its model, as
+// {setting key, reason} ({} when they can).
+std::pair<std::string, std::string> case_options_refusal(const CaseSpec& c);
 ModelSizes read_sizes(Reader r, const ModelFamily& family);
+
+// A "models" entry with a "torchscript" file (suite/scripted_models.cpp).
+struct ScriptedEntry {
+  std::shared_ptr<const ModelFamily> family;
+  ModelSizes sizes;
+};
+bool is_scripted_entry(const json& entry);
+// Loads the file (relative paths against the suite's folder) and checks it
+// trains with `loss`; a bad file fails naming it and why.
+ScriptedEntry read_scripted_model(Reader r, const std::string& name, const std::string& suite_path, LossKind loss);
 
 struct ToleranceTable {
   std::map<std::string, ToleranceRule> by_precision;

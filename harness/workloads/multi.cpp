@@ -13,8 +13,9 @@ StepOutcome multi_step(TrainingState& s, const std::vector<Batch>& batches) {
   opt1.zero_grad();
   const at::Tensor o0 = forward(s, s.models[0], batch.inputs);
   const at::Tensor o1 = forward(s, s.models[1], batch.inputs);
-  const at::Tensor l0 = loss_fn(s, 2 * o0 + 3 * o1, batch.labels);
-  const at::Tensor l1 = loss_fn(s, 3 * o0 - 5 * o1, batch.labels);
+  const auto [a, b, c, d] = s.spec.multi_coefficients;
+  const at::Tensor l0 = loss_fn(s, a * o0 + b * o1, batch.labels);
+  const at::Tensor l1 = loss_fn(s, c * o0 + d * o1, batch.labels);
   s.scaler.scale(l0).backward({}, /*retain_graph=*/true);
   s.scaler.scale(l1).backward();
   collect_master_grads(s);

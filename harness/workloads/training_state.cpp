@@ -57,7 +57,8 @@ std::unique_ptr<TrainingState> make_training_state(const CaseSpec& spec, const c
     if (policy.master_weights()) s->masters.emplace_back(model.parameters());  // before the cast: float32
     if (policy.model_dtype() != at::kFloat) cast_model(model, policy.model_dtype(), policy.keeps_batchnorm_fp32());
     s->models.push_back(std::move(model));
-    s->optimizers.push_back(optim::make_optimizer(spec.optimizer, spec.optimizer_impl, s->trained(i), spec.lr));
+    s->optimizers.push_back(optim::make_optimizer(spec.optimizer, spec.optimizer_impl, s->trained(i), spec.lr,
+                                                   spec.optimizer_settings));
   }
   if (spec.perturbation) {
     s->noise_rng = at::make_generator<at::CPUGeneratorImpl>(spec.perturbation->seed);
@@ -76,7 +77,7 @@ at::Tensor forward(TrainingState& s, const Model& model, const at::Tensor& input
 
 at::Tensor loss_fn(TrainingState& s, const at::Tensor& out, const at::Tensor& labels) {
   PrecisionAutocast autocast(s);
-  at::Tensor loss = training_loss(out, labels);
+  at::Tensor loss = training_loss(out, labels, s.spec.loss);
   return s.spec.loss_multiplier == 1.0 ? loss : loss * s.spec.loss_multiplier;
 }
 
@@ -90,9 +91,19 @@ bool inject_inf_if_due(TrainingState& s) {
   if (target >= s.optimizers.size())
     throw std::invalid_argument("inject_inf_optimizer " + std::to_string(target) + ": the " + s.spec.workload->name() +
                                 " workload has " + std::to_string(s.optimizers.size()) + " optimizer(s)");
-  at::Tensor grad = s.optimizers[target]->param_groups().front().params().front().mutable_grad();
-  if (grad.defined()) grad.view(-1)[0].fill_(std::numeric_limits<float>::infinity());
-  return true;
+  const at::NoGradGuard no_grad;
+  if (s.spec.inject_inf_param.empty()) {
+    at::Tensor grad = s.optimizers[target]->param_groups().front().params().front().mutable_grad();
+    if (grad.defined()) grad.view(-1)[0].fill_(std::numeric_limits<float>::infinity());
+    return true;
+  }
+  for (auto& [name, p] : s.named_trained(target))
+    if (name == s.spec.inject_inf_param) {
+      if (p.mutable_grad().defined()) p.mutable_grad().fill_(std::numeric_limits<float>::infinity());
+      return true;
+    }
+  throw std::invalid_argument("inject_inf_param '" + s.spec.inject_inf_param + "': model " + std::to_string(target) +
+                              " has no parameter of that name");
 }
 
 namespace {

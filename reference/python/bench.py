@@ -264,6 +264,9 @@ def environment() -> dict:
 def skip_reason(spec: Spec) -> str:
     """Why a case is not run: the C++ runner's reason off CUDA (so the two
     results files agree), else what the Python reference lacks."""
+    if spec.torchscript:
+        return ("the Python bench times the registered families; a model given by file is cross-checked "
+                "(reference.python.check), not timed")
     if spec.cuda_graph:
         if spec.device != "cuda":
             return f"CUDA-graph capture needs a CUDA device, not {spec.device}"

@@ -179,7 +179,18 @@ class Decoder(nn.Module):
         return self.head(self.ln_f(x[:, -1]))
 
 
-FAMILIES = {"mlp": Mlp, "cnn": Cnn, "transformer": Transformer, "decoder": Decoder, **canonical.BUILDERS}
+def linear_stack(sizes: dict) -> nn.Sequential:
+    """harness/models/linear_stack.cpp: Linear layers without activations,
+    in_features -> hidden -> ... -> classes; with two layers of 8, PyTorch's
+    own grad-scaling test model (torch.testing._internal.common_cuda
+    _create_scaling_models_optimizers) is this very module."""
+    n = sizes["layers"]
+    dims = [sizes["in_features"]] + [sizes["hidden"]] * (n - 1) + [sizes["classes"]]
+    return nn.Sequential(*(nn.Linear(dims[i], dims[i + 1]) for i in range(n)))
+
+
+FAMILIES = {"mlp": Mlp, "cnn": Cnn, "transformer": Transformer, "decoder": Decoder, "linear_stack": linear_stack,
+            **canonical.BUILDERS}
 
 
 def make_model(family: str, sizes: dict) -> nn.Module:
@@ -195,7 +206,7 @@ def make_model(family: str, sizes: dict) -> nn.Module:
 
 def input_shape(family: str, sizes: dict) -> list[int]:
     """One sample's shape (harness/models/model.cpp input_shape)."""
-    if family == "mlp":
+    if family in ("mlp", "linear_stack"):
         return [sizes["in_features"]]
     if family == "cnn":
         return [CNN_INPUT_CHANNELS, sizes["image"], sizes["image"]]
@@ -204,13 +215,20 @@ def input_shape(family: str, sizes: dict) -> list[int]:
     return canonical.input_shape(family, sizes)
 
 
-def training_loss(out: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+def training_loss(out: torch.Tensor, labels: torch.Tensor, loss: dict | None = None) -> torch.Tensor:
     """harness/models/model.cpp training_loss: cross-entropy per sample, or
     per position for next-token logits [batch, seq, vocab] (transformers'
-    causal-LM loss flattens them the same way)."""
+    causal-LM loss flattens them the same way); MSE or BCE-with-logits
+    against float targets of the output's shape."""
+    kind = (loss or {}).get("kind", "cross_entropy")
+    if kind == "mse":
+        return F.mse_loss(out, labels)
+    if kind == "bce_with_logits":
+        return F.binary_cross_entropy_with_logits(out, labels)
+    smoothing = float((loss or {}).get("label_smoothing", 0.0))
     if out.dim() == 3:
-        return F.cross_entropy(out.flatten(0, 1), labels.flatten())
-    return F.cross_entropy(out, labels)
+        return F.cross_entropy(out.flatten(0, 1), labels.flatten(), label_smoothing=smoothing)
+    return F.cross_entropy(out, labels, label_smoothing=smoothing)
 
 
 def training_flops_per_sample(family: str, sizes: dict) -> float:
@@ -233,6 +251,9 @@ def training_flops_per_sample(family: str, sizes: dict) -> float:
         blocks = s["layers"] if family == "decoder" else 1
         fwd = blocks * (seq * (linear(d, 3 * d) + linear(d, d)) + 2.0 * (2.0 * seq * seq * d)
                         + seq * (linear(d, s["ffn"]) + linear(s["ffn"], d))) + linear(d, s["classes"])
+    elif family == "linear_stack":
+        dims = [s["in_features"]] + [s["hidden"]] * (s["layers"] - 1) + [s["classes"]]
+        fwd = sum(linear(dims[i], dims[i + 1]) for i in range(s["layers"]))
     elif family in canonical.BUILDERS:
         fwd = canonical.forward_flops(family, s)
     else:

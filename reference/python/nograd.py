@@ -46,6 +46,7 @@ import torch
 from torch import nn
 
 from . import models as M
+from . import scripted
 from .compare import Relaxed
 from .replay import replay
 from .spec import Spec
@@ -67,10 +68,15 @@ def _float64_input(x: torch.Tensor) -> torch.Tensor:
 
 
 def _float64_copy(model: nn.Module) -> nn.Module:
-    return copy.deepcopy(model).double().train()
+    m = copy.deepcopy(model)
+    # A deep copy of a TorchScript module hands back parameters that are not
+    # leaves (their .grad stays None): make them leaves again.
+    for p in m.parameters():
+        p.detach_().requires_grad_(True)
+    return m.double().train()
 
 
-def no_grad_masks(model: nn.Module, batches: list) -> dict:
+def no_grad_masks(model: nn.Module, batches: list, fwd=scripted.plain_call) -> dict:
     """{parameter name: bool mask} of the elements whose float64 gradient is
     at most NO_GRAD_REL of the model's largest on every batch, and nonzero
     on at least one."""
@@ -80,7 +86,7 @@ def no_grad_masks(model: nn.Module, batches: list) -> dict:
         m64.zero_grad(set_to_none=True)
         # The invariance is a property of the model function, so any loss of
         # its output shows it: plain cross-entropy stands for every workload.
-        M.training_loss(m64(_float64_input(x)), y).backward()
+        M.training_loss(fwd(m64, _float64_input(x)), y).backward()
         grads = {n: (p.grad if p.grad is not None else torch.zeros_like(p)).abs()
                  for n, p in m64.named_parameters()}
         largest = max(float(g.max()) for g in grads.values() if g.numel())
@@ -93,15 +99,16 @@ def no_grad_masks(model: nn.Module, batches: list) -> dict:
     return {n: m for n, m in masks.items() if bool(m.any())}
 
 
-def buffer_sensitivity(model: nn.Module, name: str, mask: torch.Tensor, x: torch.Tensor) -> dict:
+def buffer_sensitivity(model: nn.Module, name: str, mask: torch.Tensor, x: torch.Tensor,
+                       fwd=scripted.plain_call) -> dict:
     """{buffer name: max |d buffer| / shift} over one training-mode forward
     when the masked elements of parameter `name` are shifted; only buffers
     that move by more than COUPLED_MIN of the shift."""
     base, shifted = _float64_copy(model), _float64_copy(model)
     with torch.no_grad():
         dict(shifted.named_parameters())[name][mask] += SHIFT
-        base(_float64_input(x))
-        shifted(_float64_input(x))
+        fwd(base, _float64_input(x))
+        fwd(shifted, _float64_input(x))
     before = dict(base.named_buffers())
     out = {}
     for bname, b in shifted.named_buffers():
@@ -134,16 +141,17 @@ def adamw_drift_bound(spec: Spec, model: nn.Module) -> float:
     return 2.0 * worst * sum(lrs)
 
 
-OPTIMIZER_STATE = {"sgd": ("momentum_buffer",), "adamw": ("exp_avg", "exp_avg_sq")}
+_ADAM_STATE = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
+OPTIMIZER_STATE = {"sgd": ("momentum_buffer",), "adam": _ADAM_STATE, "adamw": _ADAM_STATE}
 
 
-def _merged_masks(model: nn.Module, later, batches: list) -> dict:
+def _merged_masks(model: nn.Module, later, batches: list, fwd) -> dict:
     """no_grad_masks at the initial state and, when given, at a later one:
     a zero-initialised layer (ViT's head) leaves every gradient before it
     exactly zero at the start, where no element can be told apart."""
-    masks = no_grad_masks(model, batches)
+    masks = no_grad_masks(model, batches, fwd)
     if later is not None:
-        for name, mask in no_grad_masks(later, batches).items():
+        for name, mask in no_grad_masks(later, batches, fwd).items():
             masks[name] = masks[name] | mask if name in masks else mask
     return masks
 
@@ -156,21 +164,24 @@ def relaxations(spec: Spec, models: list, inputs: list, labels: list, later: lis
     too."""
     micro = spec.micro_batches()
     batches = list(zip(inputs[:PROBE_BATCHES], labels[:PROBE_BATCHES]))
-    adamw = spec.optimizer == "adamw"
+    # Adam's step is bounded like AdamW's (its L2 decay enters the gradient,
+    # which the bound already takes as arbitrary; amsgrad only shrinks steps).
+    adamw = spec.optimizer in ("adam", "adamw")
     drift = adamw_drift_bound(spec, models[0]) if adamw else math.inf
     # Each forward may add at most sensitivity x drift to a running average,
     # which never amplifies what earlier forwards added.
     forwards = spec.steps * micro
+    fwd = scripted.caller(spec.torchscript)
     out = {}
     for k, model in enumerate(models):
-        for name, mask in _merged_masks(model, later[k] if later else None, batches).items():
+        for name, mask in _merged_masks(model, later[k] if later else None, batches, fwd).items():
             key = f"model{k}.{name}"
             for state in OPTIMIZER_STATE[spec.optimizer]:
                 out[f"{key}:{state}"] = Relaxed(mask, math.inf, "optimizer state of no-gradient elements")
             if not adamw:
                 continue
             out[key] = Relaxed(mask, drift, "no true gradient: the most AdamW can move two runs apart")
-            for bname, (bmask, sens) in buffer_sensitivity(model, name, mask, batches[0][0]).items():
+            for bname, (bmask, sens) in buffer_sensitivity(model, name, mask, batches[0][0], fwd).items():
                 bkey, bound = f"model{k}.{bname}", forwards * sens * drift
                 if bkey in out:  # fed by several no-gradient parameters: the bounds add
                     bmask, bound = bmask | out[bkey].mask, bound + out[bkey].bound

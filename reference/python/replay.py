@@ -25,6 +25,7 @@ import torch.jit._pickle  # noqa: F401 - restore_type_tag, allowed below
 
 from .bounded_json import JsonInputError, read_bounded_json
 from . import models as M
+from . import scripted
 from .spec import Spec, SpecError, spec_from_dump
 from .workloads import STEPS, TrainingState, apply_lr_schedule, make_scaler, optimizer_state_tensors
 
@@ -176,7 +177,7 @@ def build_models(spec: Spec, initial: list, device: torch.device, where="") -> l
     """Python models holding the dumped initial state (loaded by name)."""
     out = []
     for k, state in enumerate(initial):
-        model = M.make_model(spec.model, spec.sizes)
+        model = scripted.load(spec.torchscript) if spec.torchscript else M.make_model(spec.model, spec.sizes)
         problem = M.check_parameter_order(model, list(state.keys()))
         if problem:
             raise DumpError(where, f"initial_model{k}.pt: {problem}")

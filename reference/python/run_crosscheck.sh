@@ -15,6 +15,9 @@
 #                               every case of the single-process workloads]
 #   AMPBENCH_CROSSCHECK_THREADS intra-op threads on both sides [1]
 #   AMPBENCH_PYTHON             the Python with torch [$AMPBENCH_HOME/venv]
+#   AMPBENCH_CROSSCHECK_REQUIRE_CONFORMING  1: a run that does not conform
+#                               (exit 1) fails this check too, after the
+#                               cross-check has run [0]
 #
 # Exit: 0 the implementations agree on every case; 1 a case disagrees (the
 # check names case, step and tensor); 2 unusable input (no binary, the run
@@ -77,3 +80,9 @@ if [[ $rc -ne 0 ]]; then
 fi
 
 cd "$ROOT" && "$PY" -m reference.python.check "$OUT/dump"
+check=$?
+if [[ $check -eq 0 && $rc -eq 1 && "${AMPBENCH_CROSSCHECK_REQUIRE_CONFORMING:-0}" == 1 ]]; then
+  echo "run_crosscheck: error: the run does not conform (AMPBENCH_CROSSCHECK_REQUIRE_CONFORMING=1)" >&2
+  exit 1
+fi
+exit $check

@@ -16,7 +16,7 @@ VARIANTS = {
     "penalty": ("correct", "penalty_from_scaled_grads"),
     "multi": ("correct", "update_per_optimizer"),
 }
-MODELS = ("mlp", "cnn", "transformer", "decoder", "gpt2", "bert", "resnet", "vit")
+MODELS = ("mlp", "cnn", "transformer", "decoder", "gpt2", "bert", "resnet", "vit", "linear_stack")
 PRECISIONS = ("fp32", "fp16", "bf16", "tf32", "o2", "o3")
 # Apex O2 and O3: a float16 model (core/precision.h); O2 with float32 master weights.
 HALF_MODEL_PRECISIONS = ("o2", "o3")
@@ -25,7 +25,17 @@ HALF_MODEL_PRECISIONS = ("o2", "o3")
 # but the Python reference neither times nor replays it (NOT_RUN_REASON).
 CUDA_ONLY_PRECISIONS = ("tf32",)
 NOT_RUN_REASON = {"tf32": "the Python reference does not run tf32 (CUDA TF32 tensor-core math) yet"}
-OPTIMIZERS = ("sgd", "adamw")
+OPTIMIZERS = ("sgd", "adam", "adamw")
+# torch.optim's keyword arguments (harness/optim/impl.h Settings): SGD's
+# momentum is the harness's 0.9, AdamW's weight decay 0.01.
+DEFAULT_OPTIMIZER_SETTINGS = {
+    "sgd": {"momentum": 0.9, "dampening": 0.0, "nesterov": False, "weight_decay": 0.0},
+    "adam": {"betas": [0.9, 0.999], "eps": 1e-8, "weight_decay": 0.0, "amsgrad": False},
+    "adamw": {"betas": [0.9, 0.999], "eps": 1e-8, "weight_decay": 0.01, "amsgrad": False},
+}
+LOSSES = ("cross_entropy", "mse", "bce_with_logits")  # harness/spec/loss.h
+DEFAULT_LOSS = {"kind": "cross_entropy", "label_smoothing": 0.0}
+DEFAULT_MULTI_COEFFICIENTS = [2.0, 3.0, 3.0, -5.0]  # loss0 = loss(a*o0 + b*o1), loss1 = loss(c*o0 + d*o1)
 OPTIMIZER_IMPLS = ("loop", "foreach", "fused")  # harness/optim/optimizers.h
 SIZE_KEYS = ("batch", "in_features", "hidden", "classes", "channels", "image", "seq", "d_model",
              "heads", "ffn", "layers", "vocab", "depth", "patch", "channels_last")
@@ -76,11 +86,26 @@ class Spec:
     resume_at: int = -1  # checkpoint and restore before this step (harness/runner/checkpoint.h)
     skip_steps: list = field(default_factory=list)  # [optimizer] -> steps it skips
     scaler: dict = field(default_factory=lambda: dict(DEFAULT_SCALER))
+    optimizer_settings: dict = field(default_factory=dict)  # empty: DEFAULT_OPTIMIZER_SETTINGS[optimizer]
+    loss: dict = field(default_factory=lambda: dict(DEFAULT_LOSS))
+    inject_inf_param: str = ""  # "": the first element of the first gradient; else that whole gradient
+    multi_coefficients: list = field(default_factory=lambda: list(DEFAULT_MULTI_COEFFICIENTS))
+    # A model given by file: {"path": the TorchScript file, "inputs": [{"kind",
+    # "shape", "vocab"}]} (harness/models/scripted.h); None for a family.
+    torchscript: dict | None = None
     expect: str = "pass"
     gpu_sized: bool = False  # the suite's "gpu_sized": skipped off CUDA
     cuda_graph: bool = False  # C++ replays a CUDA-graph capture; the reference does not capture
     baseline_id: str = ""
     throughput: Throughput = field(default_factory=Throughput)
+
+    def optimizer_kwargs(self) -> dict:
+        """torch.optim keyword arguments of this case's optimizer."""
+        o = dict(DEFAULT_OPTIMIZER_SETTINGS[self.optimizer])
+        o.update({k: v for k, v in self.optimizer_settings.items() if k in o})
+        if "betas" in o:
+            o["betas"] = tuple(float(b) for b in o["betas"])
+        return o
 
     def micro_batches(self) -> int:
         """Micro-batches one optimizer step consumes."""
@@ -99,12 +124,16 @@ class Spec:
         if self.variant not in VARIANTS[self.workload]:
             raise SpecError(f"unknown variant '{self.variant}' of {self.workload} "
                             f"(known: {', '.join(VARIANTS[self.workload])})")
-        if self.model not in MODELS:
+        if self.model not in MODELS and not self.torchscript:
             raise SpecError(f"unknown model '{self.model}'")
         if self.precision not in PRECISIONS:
             raise SpecError(f"unknown precision '{self.precision}'")
         if self.optimizer not in OPTIMIZERS:
             raise SpecError(f"unknown optimizer '{self.optimizer}'")
+        if self.loss.get("kind") not in LOSSES:
+            raise SpecError(f"unknown loss '{self.loss.get('kind')}' (known: {', '.join(LOSSES)})")
+        if len(self.multi_coefficients) != 4:
+            raise SpecError("multi_coefficients: expected 4 numbers")
         if self.optimizer_impl not in OPTIMIZER_IMPLS:
             raise SpecError(f"unknown optimizer_impl '{self.optimizer_impl}' (known: {', '.join(OPTIMIZER_IMPLS)})")
         if self.steps <= 0 or self.iters_to_accumulate <= 0:
@@ -123,6 +152,14 @@ def _integer(v, key: str) -> int:
     if isinstance(v, bool) or not isinstance(v, int):
         raise SpecError(f"\"{key}\": expected an integer, got {v!r}")
     return v
+
+
+def _torchscript(obj) -> dict | None:
+    if obj is None:
+        return None
+    if not isinstance(obj, dict) or not isinstance(obj.get("path"), str) or not isinstance(obj.get("inputs"), list):
+        raise SpecError("\"torchscript\": expected {\"path\": str, \"inputs\": [...]}")
+    return obj
 
 
 def spec_from_dump(obj: dict) -> Spec:
@@ -152,6 +189,12 @@ def spec_from_dump(obj: dict) -> Spec:
         inject_inf_optimizer=_integer(obj.get("inject_inf_optimizer", 0), "inject_inf_optimizer"),
         resume_at=_integer(obj.get("resume_at", -1), "resume_at"),
         skip_steps=[[int(s) for s in steps] for steps in obj["skip_steps"]], scaler=scaler,
+        # Absent from dumps written before they existed: the defaults then in force.
+        optimizer_settings=dict(obj.get("optimizer_settings", {})),
+        loss=dict(obj.get("loss", DEFAULT_LOSS)),
+        inject_inf_param=str(obj.get("inject_inf_param", "")),
+        multi_coefficients=[float(v) for v in obj.get("multi_coefficients", DEFAULT_MULTI_COEFFICIENTS)],
+        torchscript=_torchscript(obj.get("torchscript")),
     )
     spec.validate()
     return spec

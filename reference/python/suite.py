@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .bounded_json import JsonInputError, parse_bounded_json, read_bounded_json
-from .spec import (DEFAULT_SCALER, MODELS, OPTIMIZER_IMPLS, OPTIMIZERS, PRECISIONS, VARIANTS, WORKLOADS, Spec,
-                   Throughput)
+from .spec import (DEFAULT_LOSS, DEFAULT_MULTI_COEFFICIENTS, DEFAULT_OPTIMIZER_SETTINGS, DEFAULT_SCALER, MODELS,
+                   OPTIMIZER_IMPLS, OPTIMIZERS, PRECISIONS, VARIANTS, WORKLOADS, Spec, Throughput)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,7 +30,7 @@ class SuiteError(ValueError):
 class Settings:
     steps: int = 10
     seed: int = 1
-    lr: dict = field(default_factory=lambda: {"sgd": 0.05, "adamw": 0.003})
+    lr: dict = field(default_factory=lambda: {"sgd": 0.05, "adam": 0.003, "adamw": 0.003})
     cosine_schedule: bool = False
     iters_to_accumulate: int = 2
     max_norm: float = 1.0
@@ -42,11 +42,16 @@ class Settings:
     optimizer_impl: str = "loop"  # part of the case id when not loop: no tag needed
     resume_at: int = -1
     cuda_graph: bool = False  # part of the case id ("+graph"): no tag needed
+    optimizer_settings: dict = field(default_factory=lambda: copy.deepcopy(DEFAULT_OPTIMIZER_SETTINGS))
+    loss: dict = field(default_factory=lambda: dict(DEFAULT_LOSS))
+    inject_inf_param: str = ""
+    multi_coefficients: list = field(default_factory=lambda: list(DEFAULT_MULTI_COEFFICIENTS))
 
 
 SETTING_KEYS = ("steps", "seed", "lr", "cosine_schedule", "iters_to_accumulate", "max_norm", "clip_value",
                 "loss_multiplier", "inject_inf_step", "inject_inf_optimizer", "scaler", "world_size", "input",
-                "tolerance", "resume_at")
+                "tolerance", "resume_at", "optimizer_settings", "loss", "label_smoothing", "inject_inf_param",
+                "multi_coefficients")
 DISTRIBUTED_WORKLOADS = ("dataparallel", "ddp")
 
 
@@ -109,6 +114,16 @@ def _read_settings(node: dict, base: Settings, where: str) -> Settings:
             raise SuiteError(f"{where}.lr: expected a number or an object")
     if "scaler" in node:
         s.scaler.update(node["scaler"])
+    for name, kwargs in node.get("optimizer_settings", {}).items():
+        s.optimizer_settings.setdefault(name, {}).update(kwargs)
+    if "loss" in node:
+        s.loss = {"kind": node["loss"], "label_smoothing": 0.0}
+    if "label_smoothing" in node:
+        s.loss["label_smoothing"] = float(node["label_smoothing"])
+    s.inject_inf_param = node.get("inject_inf_param", s.inject_inf_param)
+    if "multi_coefficients" in node:
+        (a, b), (c, d) = node["multi_coefficients"]
+        s.multi_coefficients = [float(a), float(b), float(c), float(d)]
     s.cuda_graph = bool(node.get("cuda_graph", s.cuda_graph))
     if "optimizer_impl" in node:
         if node["optimizer_impl"] not in OPTIMIZER_IMPLS:
@@ -136,7 +151,19 @@ def _make_case(ctx: dict, workload: str, model: str, precision: str, optimizer: 
                 loss_multiplier=s.loss_multiplier, inject_inf_step=s.inject_inf_step,
                 inject_inf_optimizer=s.inject_inf_optimizer, scaler=dict(s.scaler), throughput=copy.copy(ctx["throughput"]),
                 optimizer_impl=s.optimizer_impl, resume_at=s.resume_at, cuda_graph=s.cuda_graph,
+                optimizer_settings=dict(s.optimizer_settings.get(optimizer, {})), loss=dict(s.loss),
+                inject_inf_param=s.inject_inf_param, multi_coefficients=list(s.multi_coefficients),
+                torchscript=ctx["scripted"].get(model),
                 expect="report" if precision == "o3" else "pass")  # O3's verdict is reported, not required
+
+
+def _scripted_entry(entry: dict, suite_path: str) -> dict:
+    """A model given by file as the dump describes it (harness/runner/case_dump.cpp)."""
+    file = Path(entry["torchscript"])
+    path = file if file.is_absolute() else Path(suite_path).resolve().parent / file
+    inputs = [{"kind": "float", "shape": list(i["shape"]), "vocab": 0} if "shape" in i else
+              {"kind": "tokens", "shape": [i["tokens"]], "vocab": i["vocab"]} for i in entry["inputs"]]
+    return {"path": str(path), "inputs": inputs}
 
 
 def _needs_baseline(c: Spec) -> bool:
@@ -197,7 +224,8 @@ def _read_explicit(ctx: dict, node: dict, where: str) -> Spec:
     w, m, p, o = node["workload"], node["model"], node["precision"], node["optimizer"]
     if w in DISTRIBUTED_WORKLOADS:
         return None
-    if w not in WORKLOADS or m not in MODELS or p not in PRECISIONS or o not in OPTIMIZERS:
+    if w not in WORKLOADS or (m not in MODELS and m not in ctx["scripted"]) or p not in PRECISIONS \
+            or o not in OPTIMIZERS:
         raise SuiteError(f"{ctx['file']}: {where}: unknown workload/model/precision/optimizer")
     if m not in ctx["models"]:
         raise SuiteError(f"{ctx['file']}: {where}.model: model '{m}' has no sizes in \"models\"")
@@ -237,7 +265,12 @@ def _suite_from_root(root, path: str, device: str) -> Suite:
     if "models" not in root:
         raise SuiteError(f"{path}: models: missing required field")
     models = {}
+    scripted = {}
     for name, sizes in root["models"].items():
+        if isinstance(sizes, dict) and "torchscript" in sizes:
+            scripted[name] = _scripted_entry(sizes, path)
+            models[name] = {"batch": sizes.get("batch", 8), "classes": sizes.get("classes", 0)}
+            continue
         if name not in MODELS:
             raise SuiteError(f"{path}: models.{name}: unknown model '{name}'")
         full = {"batch": 32, "in_features": 64, "hidden": 128, "classes": 16, "channels": 16, "image": 16,
@@ -247,7 +280,7 @@ def _suite_from_root(root, path: str, device: str) -> Suite:
         if name == "gpt2":
             full["classes"] = full["vocab"]  # a next-token model's classes are its vocabulary
         models[name] = full
-    ctx = {"file": path, "device": device, "models": models,
+    ctx = {"file": path, "device": device, "models": models, "scripted": scripted,
            "defaults": _read_settings(root.get("defaults", {}), Settings(), "defaults"),
            "throughput": _read_throughput(root.get("throughput", {})),
            "tolerances": root.get("tolerances", {})}

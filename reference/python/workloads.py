@@ -19,6 +19,7 @@ import torch
 from torch import nn
 
 from . import models as M
+from . import scripted
 from .spec import Spec
 
 AUTOCAST_DTYPES = {"fp32": None, "fp16": torch.float16, "bf16": torch.bfloat16, "o2": None, "o3": None}
@@ -31,7 +32,7 @@ def cast_model(model: nn.Module, keep_batchnorm_fp32: bool) -> None:
     model.half()
     if keep_batchnorm_fp32:
         for m in model.modules():
-            if isinstance(m, nn.modules.batchnorm._BatchNorm):
+            if scripted.is_batchnorm(m):
                 m.float()
 
 
@@ -67,11 +68,13 @@ def make_scaler(spec: Spec, device: torch.device) -> torch.amp.GradScaler:
 def make_optimizer(spec: Spec, params: list) -> torch.optim.Optimizer:
     """optimizer_impl "loop": LibTorch's optimizers loop over parameters one
     at a time, as Python's foreach=False; "foreach" and "fused" are Python's
-    foreach=True and fused=True (harness/optim/optimizers.h)."""
+    foreach=True and fused=True (harness/optim/optimizers.h).  The keyword
+    arguments are the case's (Spec.optimizer_kwargs)."""
     impl = {"loop": {"foreach": False}, "foreach": {"foreach": True}, "fused": {"fused": True}}[spec.optimizer_impl]
+    kwargs = spec.optimizer_kwargs()
     if spec.optimizer == "sgd":
-        opt = torch.optim.SGD(params, lr=spec.lr, momentum=0.9, **impl)
-        if spec.optimizer_impl != "loop":
+        opt = torch.optim.SGD(params, lr=spec.lr, **kwargs, **impl)
+        if spec.optimizer_impl != "loop" and kwargs["momentum"] != 0:
             # As the C++ foreach/fused SGD: momentum buffers start at zero, so
             # every step is a later step (0.9 * 0 + g == g exactly). Python's
             # fused SGD would otherwise leave empty_like buffers after a
@@ -79,8 +82,10 @@ def make_optimizer(spec: Spec, params: list) -> torch.optim.Optimizer:
             for p in params:
                 opt.state[p]["momentum_buffer"] = torch.zeros_like(p, memory_format=torch.preserve_format)
         return opt
+    if spec.optimizer == "adam":
+        return torch.optim.Adam(params, lr=spec.lr, **kwargs, **impl)
     if spec.optimizer == "adamw":
-        return torch.optim.AdamW(params, lr=spec.lr, weight_decay=0.01, **impl)
+        return torch.optim.AdamW(params, lr=spec.lr, **kwargs, **impl)
     raise ValueError(f"unknown optimizer '{spec.optimizer}'")
 
 
@@ -140,10 +145,15 @@ class TrainingState:
 
 
 def forward(s: TrainingState, model: nn.Module, inputs: torch.Tensor) -> torch.Tensor:
+    def call(x):
+        if s.spec.torchscript:
+            return scripted.call(model, s.spec.torchscript, x)
+        return model(x)
+
     if s.half_model:  # Apex's patched forward: float16 in, float32 out
-        return model(inputs.half() if inputs.is_floating_point() else inputs).float()
+        return call(inputs.half() if inputs.is_floating_point() else inputs).float()
     with s.autocast():
-        return model(inputs)
+        return call(inputs)
 
 
 def collect_master_grads(s: TrainingState) -> None:
@@ -153,9 +163,9 @@ def collect_master_grads(s: TrainingState) -> None:
 
 
 def loss_fn(s: TrainingState, out: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """cross_entropy inside autocast, times the case's loss_multiplier."""
+    """The case's loss inside autocast, times its loss_multiplier."""
     with s.autocast():
-        loss = M.training_loss(out, labels)
+        loss = M.training_loss(out, labels, s.spec.loss)
         return loss if s.spec.loss_multiplier == 1.0 else loss * s.spec.loss_multiplier
 
 
@@ -165,7 +175,17 @@ def inject_inf_if_due(s: TrainingState) -> bool:
     inject_inf_optimizer (multi: 1 is the second model's)."""
     if s.step_index != s.spec.inject_inf_step:
         return False
-    grad = s.first_parameter(s.spec.inject_inf_optimizer).grad
+    k = s.spec.inject_inf_optimizer
+    if s.spec.inject_inf_param:
+        # The whole gradient of the named parameter, as PyTorch's tests fill
+        # model[1].weight.grad.
+        names = [n for n, _ in s.models[k].named_parameters()]
+        grad = s.trained(k)[names.index(s.spec.inject_inf_param)].grad
+        if grad is not None:
+            with torch.no_grad():
+                grad.fill_(math.inf)
+        return True
+    grad = s.first_parameter(k).grad
     if grad is not None:
         with torch.no_grad():
             grad.view(-1)[0] = math.inf
@@ -331,8 +351,9 @@ def multi_step(s: TrainingState, batches: list[Batch]) -> StepOutcome:
     opt1.zero_grad()
     o0 = forward(s, s.models[0], x)
     o1 = forward(s, s.models[1], x)
-    l0 = loss_fn(s, 2 * o0 + 3 * o1, y)
-    l1 = loss_fn(s, 3 * o0 - 5 * o1, y)
+    a, b, c, d = s.spec.multi_coefficients
+    l0 = loss_fn(s, a * o0 + b * o1, y)
+    l1 = loss_fn(s, c * o0 + d * o1, y)
     s.scaler.scale(l0).backward(retain_graph=True)
     s.scaler.scale(l1).backward()
     collect_master_grads(s)
@@ -377,4 +398,6 @@ def optimizer_state_tensors(s: TrainingState) -> list[tuple[str, torch.Tensor]]:
                 elif "exp_avg" in st:
                     out.append((f"{pname}:exp_avg", st["exp_avg"]))
                     out.append((f"{pname}:exp_avg_sq", st["exp_avg_sq"]))
+                    if "max_exp_avg_sq" in st:
+                        out.append((f"{pname}:max_exp_avg_sq", st["max_exp_avg_sq"]))
     return out

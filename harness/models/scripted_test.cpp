@@ -1,0 +1,136 @@
+// Models given by file: what load_scripted_family refuses, that the view
+// shares the scripted module's tensors, and that autocast reaches the
+// scripted forward's ops. The modules are written in TorchScript here
+// (torch::jit::Module::define), so no Python is needed.
+#include "models/scripted.h"
+
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+#include <torch/script.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "amp/autocast_guard.h"
+#include "io/remove_tree.h"
+#include "models/model.h"
+
+namespace ampbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ScriptedFile : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("ampbench-scripted-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { io::remove_tree(dir_.string()); }
+
+  // Linear(in -> out) written in TorchScript, saved to NAME.pt.
+  std::string linear(const std::string& name, int64_t in, int64_t out, const std::string& body) {
+    torch::jit::Module m("Linear");
+    m.register_parameter("weight", at::randn({out, in}).requires_grad_(true), /*is_buffer=*/false);
+    m.register_parameter("bias", at::zeros({out}).requires_grad_(true), /*is_buffer=*/false);
+    m.define("def forward(self, x):\n  " + body + "\n");
+    const std::string path = (dir_ / (name + ".pt")).string();
+    m.save(path);
+    return path;
+  }
+
+  static ScriptedOptions options(const std::string& path, std::vector<int64_t> shape) {
+    ScriptedOptions o;
+    o.name = "mine";
+    o.model.path = path;
+    o.model.inputs = {ScriptedInput{InputKind::kFloat, std::move(shape), 0}};
+    return o;
+  }
+
+  static std::string refusal(const ScriptedOptions& o, int classes = 3) {
+    ModelSizes sizes;
+    sizes.classes = classes;
+    try {
+      load_scripted_family(o, sizes, LossKind::kCrossEntropy);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "";
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(ScriptedFile, ABadFileIsRefusedWithTheReason) {
+  EXPECT_NE(refusal(options((dir_ / "missing.pt").string(), {4})).find("no such file"), std::string::npos);
+  std::ofstream(dir_ / "junk.pt") << "not a zip archive";
+  EXPECT_NE(refusal(options((dir_ / "junk.pt").string(), {4})).find("not a TorchScript file"), std::string::npos);
+  const std::string ok = linear("ok", 4, 3, "return torch.linear(x, self.weight, self.bias)");
+  EXPECT_NE(refusal(options(ok, {5})).find("forward fails"), std::string::npos) << "a 5-wide input for a 4-wide layer";
+  EXPECT_NE(refusal(options(ok, {4}), /*classes=*/7).find("shape"), std::string::npos) << "3 outputs for 7 classes";
+  const std::string ints = linear("ints", 4, 3, "return torch.linear(x, self.weight, self.bias).argmax(1)");
+  EXPECT_NE(refusal(options(ints, {4})).find("Long"), std::string::npos);
+  torch::jit::Module frozen("Frozen");
+  frozen.register_buffer("w", at::randn({3, 4}));
+  frozen.define("def forward(self, x):\n  return torch.matmul(x, self.w.t())\n");
+  frozen.save((dir_ / "frozen.pt").string());
+  EXPECT_NE(refusal(options((dir_ / "frozen.pt").string(), {4})).find("no trainable"), std::string::npos);
+  EXPECT_EQ(refusal(options(ok, {4})), "");
+}
+
+TEST_F(ScriptedFile, TheViewSharesTheScriptedTensorsAndAutocastReachesItsOps) {
+  ModelSizes sizes;
+  sizes.classes = 3;
+  const auto family = load_scripted_family(
+      options(linear("lin", 4, 3, "return torch.linear(x, self.weight, self.bias)"), {4}), sizes, LossKind::kCrossEntropy);
+  EXPECT_EQ(family->parameters(sizes), 15);
+  EXPECT_FALSE(family->replicable);
+  EXPECT_TRUE(family->first_order_only.empty()) << family->first_order_only;
+  Model m = make_model(*family, sizes, 1, c10::Device(c10::kCPU));
+  EXPECT_EQ(m.module->named_parameters().keys(), (std::vector<std::string>{"weight", "bias"}));
+  const at::Tensor x = at::randn({2, 4});
+  {
+    // torch.linear is on autocast's lower-precision list: the scripted call
+    // must come out in float16, as an eager one does.
+    amp::AutocastGuard autocast(c10::kCPU, at::kHalf, true);
+    EXPECT_EQ(m(x).scalar_type(), at::kHalf);
+  }
+  EXPECT_EQ(m(x).scalar_type(), at::kFloat);
+  // A change through the view is a change of what the forward reads.
+  {
+    at::NoGradGuard no_grad;
+    for (const at::Tensor& p : m.parameters()) p.zero_();
+  }
+  EXPECT_TRUE(at::equal(m(x), at::zeros({2, 3})));
+  cast_model(m, at::kHalf, /*keep_batchnorm_fp32=*/true);
+  EXPECT_EQ(m.parameters().front().scalar_type(), at::kHalf);
+  EXPECT_EQ(m(x).scalar_type(), at::kFloat) << "O2's forward returns float32";
+  // Gradients reach the view's parameters.
+  Model fresh = make_model(*family, sizes, 1, c10::Device(c10::kCPU));
+  training_loss(fresh(x), at::zeros({2}, at::kLong)).backward();
+  for (const at::Tensor& p : fresh.parameters()) EXPECT_TRUE(p.grad().defined() && p.grad().abs().sum().item<double>() > 0);
+}
+
+TEST_F(ScriptedFile, SeveralFloatInputsTravelPackedAndAreSplitInOrder) {
+  torch::jit::Module m("Two");
+  m.register_parameter("w", at::ones({1}).requires_grad_(true), false);
+  // Output [batch, 3]: the first input's 2 values then the second's 1, scaled.
+  m.define("def forward(self, a, b):\n  return torch.cat([a.flatten(1), b], 1) * self.w\n");
+  const std::string path = (dir_ / "two.pt").string();
+  m.save(path);
+  ScriptedOptions o = options(path, {1, 2});
+  o.model.inputs.push_back(ScriptedInput{InputKind::kFloat, {1}, 0});
+  ModelSizes sizes;
+  sizes.classes = 3;
+  const auto family = load_scripted_family(o, sizes, LossKind::kCrossEntropy);
+  EXPECT_EQ(family->sample_shape(sizes), std::vector<int64_t>{3});
+  Model model = make_model(*family, sizes, 1, c10::Device(c10::kCPU));
+  const at::Tensor packed = at::arange(6, at::kFloat).reshape({2, 3});
+  EXPECT_TRUE(at::equal(model(packed), packed));
+  o.model.inputs.back().kind = InputKind::kTokenIds;
+  EXPECT_NE(refusal(o).find("only input"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ampbench

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# run_scripted_models.sh BUILD_DIR OUTDIR
+#
+# Bring your own model, end to end, as docs/your-model.md tells a user to:
+# exports three user-style modules with `python -m reference.export` (a
+# scripted torchvision ResNet-18 at 32x32, reference.testmodels.TokenAttention:
+# embeddings, LayerNorm eps 1e-12 and attention with a padding mask, and
+# reference.testmodels.TwoInputs: an image and a feature vector), runs each
+# through the suite the export wrote, in fp16, O2 and bf16 with its negative
+# controls, and cross-checks every dumped case against the same file replayed
+# by the Python oracle (run_crosscheck.sh). Every case must conform, every
+# control be caught, every replay agree.
+#
+# Exit: 0 all three hold; 1 a case does not conform, a control is missed or
+# a replay disagrees; 2 the export or the run could not be done.
+set -uo pipefail
+if [[ $# -ne 2 ]]; then
+  echo "usage: $0 BUILD_DIR OUTDIR" >&2
+  exit 2
+fi
+BUILD="$(cd "$1" && pwd)"
+OUT="$2"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
+PY="${AMPBENCH_PYTHON:-${AMPBENCH_HOME:-$HOME/.cache/ampbench}/venv/bin/python}"
+rm -rf "$OUT"
+mkdir -p "$OUT"
+OUT="$(cd "$OUT" && pwd)"
+cd "$ROOT" || exit 2
+
+export_model() {
+  if ! "$PY" -m reference.export "$@" 2>"$OUT/export.log"; then
+    cat "$OUT/export.log" >&2
+    exit 2
+  fi
+}
+export_model torchvision.models:resnet18 --kwargs '{"num_classes": 10}' --input 3,32,32 --batch 8 \
+  --out "$OUT/resnet18.pt"
+# ResNet-18 (11M parameters) at 6 steps instead of the suite's 12: one
+# thread on each side (the cross-check's rule) makes every step count.
+"$PY" - "$OUT/resnet18.suite.json" <<'PY' || exit 2
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["defaults"]["steps"] = 6
+for case in doc["cases"]:  # the resumed cases resume (and get their inf) at step 3 of 6
+    for key in ("resume_at", "inject_inf_step"):
+        if case.get(key, 0) >= 6:
+            case[key] = 3
+json.dump(doc, open(sys.argv[1], "w"), indent=2)
+PY
+export_model reference.testmodels:TokenAttention --tokens 12 --vocab 100 --out "$OUT/tokattn.pt"
+export_model reference.testmodels:TwoInputs --input 3,8,8 --input 10 --out "$OUT/twoin.pt"
+
+# Smoke-sized selections (the suites hold the full matrix): ResNet-18 runs
+# SGD's plain cases in fp16, O2 and bf16 and two controls; the small modules
+# every single-process case, every control and the resumed case. Baselines
+# come with the cases that need them. DDP has no Python counterpart: its
+# cases run on their own.
+declare -A FILTER=(
+  [resnet18]='^plain/[^/]+/(fp16|o2|bf16)/sgd$|\+clip_before_unscale|\+no_scaler'
+  [tokattn]='workload=plain|clip|accumulation|penalty|multi'
+  [twoin]='workload=plain|clip|accumulation|penalty|multi'
+)
+status=0
+for model in resnet18 tokattn twoin; do
+  echo "run_scripted_models: $model" >&2
+  AMPBENCH_CROSSCHECK_SUITE="$OUT/$model.suite.json" AMPBENCH_CROSSCHECK_FILTER="${FILTER[$model]}" \
+    AMPBENCH_CROSSCHECK_REQUIRE_CONFORMING=1 \
+    "$ROOT/reference/python/run_crosscheck.sh" "$BUILD" "$OUT/$model"
+  rc=$?
+  tail -n 4 "$OUT/$model/run.log" >&2
+  if [[ $rc -eq 2 ]]; then exit 2; fi
+  if [[ $rc -ne 0 ]]; then status=1; fi
+done
+for model in tokattn twoin; do
+  echo "run_scripted_models: $model under DDP (2 ranks)" >&2
+  "$BUILD/ampbench" run --suite "$OUT/$model.suite.json" --device cpu --no-report --no-throughput \
+    --filter 'workload=ddp' --out "$OUT/$model-ddp" >"$OUT/$model-ddp.log" 2>&1
+  rc=$?
+  tail -n 3 "$OUT/$model-ddp.log" >&2
+  if [[ $rc -eq 2 ]]; then exit 2; fi
+  if [[ $rc -ne 0 ]]; then status=1; fi
+done
+exit $status
