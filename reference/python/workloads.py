@@ -279,12 +279,33 @@ def _clip_step(s: TrainingState, batches: list[Batch], by_norm: bool) -> StepOut
         s.scaler.unscale_(opt)
     params = s.trained(0)  # O2: the masters' float32 gradients
     if by_norm:
-        torch.nn.utils.clip_grad_norm_(params, s.spec.max_norm)
+        if s.spec.optimizer_impl == "loop":
+            libtorch_clip_grad_norm_(params, s.spec.max_norm)
+        else:  # the C++ foreach and fused cases clip on the device, as Python does
+            torch.nn.utils.clip_grad_norm_(params, s.spec.max_norm)
     else:
         torch.nn.utils.clip_grad_value_(params, s.spec.clip_value)
     stepped = step_optimizer(s, opt, injected)
     s.scaler.update()
     return StepOutcome(loss.detach(), not stepped)
+
+
+def libtorch_clip_grad_norm_(params: list, max_norm: float) -> None:
+    """torch::nn::utils::clip_grad_norm_ as LibTorch computes it (the C++
+    "loop" cases call it): ATen's norm of each gradient, then of their stack.
+    torch.nn.utils.clip_grad_norm_ takes linalg.vector_norm instead, whose
+    result differs in the last bit, and a network whose BatchNorm biases are
+    sums of updates that nearly cancel (ResNet) amplifies that bit past
+    float32's tolerance within a few steps."""
+    grads = [p.grad for p in params if p.grad is not None]
+    if not grads:
+        return
+    with torch.no_grad():
+        norms = [torch.ops.aten.norm.Scalar(g, 2) for g in grads]
+        total = norms[0] if len(norms) == 1 else torch.ops.aten.norm.Scalar(torch.stack(norms), 2)
+        coef = torch.clamp(max_norm / (total + 1e-6), max=1.0)
+        for g in grads:
+            g.mul_(coef)
 
 
 def clip_norm_step(s: TrainingState, batches: list[Batch]) -> StepOutcome:
