@@ -3,8 +3,9 @@
 Turns a Python module into the file a suite names under "models" (a
 TorchScript module: torch.jit.script, falling back to torch.jit.trace with a
 warning) and writes a runnable suite beside it (FILE.suite.json): the
-single-process workloads in fp32, fp16, bf16 and O2 with SGD and AdamW, and
-every negative control that applies.  See docs/your-model.md.
+single-process workloads in fp32, fp16, bf16 and O2 with SGD and AdamW,
+resume, DDP and every negative control that applies, or with --matrix quick
+plain and accumulation with SGD and two controls.  See docs/your-model.md.
 
     python -m reference.export torchvision.models:resnet18 --input 3,64,64 \\
         --kwargs '{"num_classes": 10}' --out my-models/resnet18.pt
@@ -129,8 +130,37 @@ def forward_flops(module: torch.nn.Module, args: list[torch.Tensor]) -> float:
     return float(counter.get_total_flops()) / args[0].shape[0]
 
 
+def _controls(name: str, penalty: bool, quick: bool) -> list[dict]:
+    """The negative controls of suites/smoke.json, with the settings that
+    make each mistake show (gradients that underflow float16 without a
+    scaler, an inf for a fresh scaler to mishandle, a scaler that grows
+    often); the full matrix adds a resumed run (held bitwise to the
+    uninterrupted one), its control and DDP over 2 local ranks."""
+    def control(workload, variant, optimizer="sgd", **settings):
+        return {"workload": workload, "model": name, "precision": "fp16", "optimizer": optimizer,
+                "variant": variant, "expect": "fail", **settings}
+    cases = [control("plain", "fresh_scaler_each_step", tag="inject", scaler={"growth_interval": 3}, inject_inf_step=4),
+             control("accumulation", "step_every_microbatch")]
+    if quick:
+        return cases
+    cases += [control("plain", "no_scaler", "adamw", tag="tinygrad", loss_multiplier=2.0 ** -24),
+              control("clip_norm", "clip_before_unscale"),
+              control("multi", "update_per_optimizer", tag="growth", scaler={"growth_interval": 2},
+                      tolerance={"max_extra_skipped_steps": 6})]
+    if penalty:
+        cases.append(control("penalty", "penalty_from_scaled_grads"))
+    return cases + [
+        {"workload": "plain", "model": name, "precision": "fp16", "optimizer": "adamw", "tag": "resume",
+         "resume_at": 6},
+        control("plain", "resume_without_scaler_state", "adamw", tag="resume", resume_at=6, inject_inf_step=6,
+                scaler={"growth_interval": 2}),
+        {"workload": "ddp", "model": name, "precision": "fp16", "optimizer": "sgd", "world_size": 2, "tag": "2ranks"}]
+
+
 def suite_for(name: str, pt: Path, inputs: list[dict], out_shape: list[int], batch: int, target: str,
-              flops: float, penalty: bool) -> dict:
+              flops: float, penalty: bool, quick: bool = False) -> dict:
+    """A runnable suite for the exported file: the full matrix, or (quick)
+    plain and accumulation with SGD at 8 steps and two controls."""
     entry = {"torchscript": pt.name, "inputs": [{"shape": i["shape"]} if i["kind"] == "float" else
                                                 {"tokens": i["shape"][0], "vocab": i["vocab"]} for i in inputs],
              "batch": batch, "forward_flops": flops}
@@ -138,38 +168,20 @@ def suite_for(name: str, pt: Path, inputs: list[dict], out_shape: list[int], bat
         entry["classes"] = out_shape[-1]
     else:
         entry["target"] = "next_token"
-    # The negative controls of suites/smoke.json, with the settings that make
-    # each mistake show (gradients that underflow float16 without a scaler,
-    # an inf for a fresh scaler to mishandle, a scaler that grows often).
-    def control(workload, variant, optimizer="sgd", **settings):
-        return {"workload": workload, "model": name, "precision": "fp16", "optimizer": optimizer,
-                "variant": variant, "expect": "fail", **settings}
-    cases = [control("plain", "no_scaler", "adamw", tag="tinygrad", loss_multiplier=2.0 ** -24),
-             control("plain", "fresh_scaler_each_step", tag="inject", scaler={"growth_interval": 3}, inject_inf_step=4),
-             control("clip_norm", "clip_before_unscale"),
-             control("accumulation", "step_every_microbatch"),
-             control("multi", "update_per_optimizer", tag="growth", scaler={"growth_interval": 2},
-                     tolerance={"max_extra_skipped_steps": 6})]
-    if penalty:
-        cases.append(control("penalty", "penalty_from_scaled_grads"))
-    # Resume mid-run (held bitwise to the uninterrupted run), its control
-    # (the scaler's state not restored), and DDP over 2 local ranks.
-    cases += [{"workload": "plain", "model": name, "precision": "fp16", "optimizer": "adamw", "tag": "resume",
-               "resume_at": 6},
-              control("plain", "resume_without_scaler_state", "adamw", tag="resume", resume_at=6,
-                      inject_inf_step=6, scaler={"growth_interval": 2}),
-              {"workload": "ddp", "model": name, "precision": "fp16", "optimizer": "sgd", "world_size": 2,
-               "tag": "2ranks"}]
+    if quick:
+        workloads, optimizers, what = ["plain", "accumulation"], ["sgd"], "plain and accumulation with SGD"
+    else:
+        workloads, optimizers = WORKLOADS + (["penalty"] if penalty else []), ["sgd", "adamw"]
+        what = "the single-process workloads with SGD and AdamW, resume and DDP"
     return {
         "name": name,
-        "description": f"{name} ({pt.name}, exported by python -m reference.export): the single-process workloads "
-                       f"in fp32, fp16, bf16 and O2 with SGD and AdamW, and the negative controls.",
-        "defaults": {"steps": 12, "seed": 1, "lr": {"sgd": 0.05, "adamw": 0.003}, "max_norm": 0.3,
-                     "clip_value": 0.01},
+        "description": f"{name} ({pt.name}, exported by python -m reference.export): {what} in fp32, fp16, "
+                       f"bf16 and O2, and negative controls.",
+        "defaults": {"steps": 8 if quick else 12, "seed": 1, "lr": {"sgd": 0.05, "adamw": 0.003},
+                     "max_norm": 0.3, "clip_value": 0.01},
         "models": {name: entry},
-        "matrix": {"workloads": WORKLOADS + (["penalty"] if penalty else []), "models": [name],
-                   "precisions": PRECISIONS, "optimizers": ["sgd", "adamw"]},
-        "cases": cases,
+        "matrix": {"workloads": workloads, "models": [name], "precisions": PRECISIONS, "optimizers": optimizers},
+        "cases": _controls(name, penalty, quick),
         "tolerances": TOLERANCES,
         "throughput": {"warmup_steps": 1, "measured_steps": 3, "repetitions": 3},
     }
@@ -221,7 +233,7 @@ def _checked_suite(args, name: str, out: Path, module: torch.nn.Module, inputs: 
         raise ExportError(f"the forward returned shape {list(y.shape)} for a batch of 2: expected [batch, classes] "
                           f"(or [batch, seq, vocab] for token ids)")
     return suite_for(name, out, inputs, list(y.shape), args.batch, target, forward_flops(module, xs),
-                     second_order_works(module, xs, target))
+                     second_order_works(module, xs, target), quick=args.matrix == "quick")
 
 
 def main(argv=None) -> int:
@@ -235,6 +247,9 @@ def main(argv=None) -> int:
     p.add_argument("--batch", type=int, default=8, help="the suite's batch size [8]")
     p.add_argument("--seed", type=int, default=0, help="torch.manual_seed before the factory runs [0]")
     p.add_argument("--name", help="the model's name in the suite [the file's stem]")
+    p.add_argument("--matrix", choices=("full", "quick"), default="full",
+                   help="the suite written beside the file: every single-process workload with SGD and AdamW, "
+                        "resume and DDP [full], or plain and accumulation with SGD at 8 steps (quick)")
     p.add_argument("--out", required=True, help="the TorchScript file to write (.pt)")
     args = p.parse_args(argv)
     try:

@@ -13,15 +13,7 @@ import pytest
 from reports.figures.legibility import check_results, problems
 from reports.figures.throughput import throughput_figure
 from reports.runs import load_runs
-from reports.tests.sample_results import (SMOKE_SUITE_CASES, make_results, schema_with_more_models, smoke_like,
-                                          write_results)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def more_models():
-    """The grown suite's models are future families: the schema lists them."""
-    with schema_with_more_models():
-        yield
+from reports.tests.sample_results import SMOKE_SUITE_CASES, make_results, smoke_like, write_results
 
 
 @pytest.fixture(scope="module")

@@ -73,6 +73,17 @@ def test_two_inputs_are_split_from_one_packed_batch(tmp_path, capsys):
     assert torch.equal(scripted.call(module, ts, packed), module(image, features))
 
 
+def test_the_quick_matrix_is_plain_and_accumulation_with_sgd_and_two_controls(tmp_path, capsys):
+    out = tmp_path / "q.pt"
+    rc, err = run(capsys, "reference.testmodels:TwoInputs", "--input", "3,8,8", "--input", "10", "--matrix", "quick",
+                  "--out", str(out))
+    assert rc == 0, err
+    suite = json.loads(out.with_suffix(".suite.json").read_text())
+    assert suite["matrix"]["workloads"] == ["plain", "accumulation"] and suite["matrix"]["optimizers"] == ["sgd"]
+    assert [c["variant"] for c in suite["cases"]] == ["fresh_scaler_each_step", "step_every_microbatch"]
+    assert suite["defaults"]["steps"] == 8
+
+
 def test_unscriptable_module_is_traced_with_a_warning(tmp_path, capsys):
     out = tmp_path / "v.pt"
     with pytest.warns(UserWarning, match="tracing instead"):

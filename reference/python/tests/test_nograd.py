@@ -89,7 +89,8 @@ def test_sgd_relaxes_the_state_only_adamw_the_elements_too():
     assert list(rel) == [f"model0.{KEY}:momentum_buffer"] and math.isinf(rel[f"model0.{KEY}:momentum_buffer"].bound)
     rel = relaxations(spec(), [model], list(xs), list(ys))
     assert sorted(rel) == ["model0.block.self_attn.in_proj_bias", "model0.block.self_attn.in_proj_bias:exp_avg",
-                           "model0.block.self_attn.in_proj_bias:exp_avg_sq"]
+                           "model0.block.self_attn.in_proj_bias:exp_avg_sq",
+                           "model0.block.self_attn.in_proj_bias:max_exp_avg_sq"]
     assert math.isinf(rel["model0.block.self_attn.in_proj_bias:exp_avg"].bound)
 
 
