@@ -52,8 +52,15 @@ std::string first_line(const std::exception& e) {
   return what.substr(0, what.find('\n'));
 }
 
+// Far beyond any model's file; /proc/kcore (128 TiB) and the like are not one.
+constexpr std::uintmax_t kMaxFileBytes = std::uintmax_t{1} << 40;
+
 torch::jit::Module load_module(const std::string& path) {
-  if (!std::filesystem::is_regular_file(path)) throw std::invalid_argument(path + ": no such file");
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw std::invalid_argument(path + ": no such file");
+  const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
+  if (ec) throw std::invalid_argument(path + ": cannot be read: " + ec.message());
+  if (bytes > kMaxFileBytes) throw std::invalid_argument(path + ": larger than 1 TiB, not a model file");
   try {
     torch::jit::Module m = torch::jit::load(path, c10::Device(c10::kCPU));
     m.train(true);

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "models/model.h"
+#include "suite/memory_estimate.h"
 
 namespace ampbench::suite_detail {
 namespace {
@@ -88,7 +89,9 @@ std::pair<std::string, std::string> case_options_refusal(const CaseSpec& c) {
                         ": a next-token model's loss is cross-entropy over its vocabulary"};
   if (c.inject_inf_param.empty()) return {};
   if (c.inject_inf_step < 0) return {"inject_inf_param", "needs an \"inject_inf_step\""};
-  // The names are the built module's: build it once, on the CPU.
+  // The names are the built module's: build it once, on the CPU, unless its
+  // parameters alone would not fit (the suite's memory check then says so).
+  if (c.model->parameters(c.sizes) * sizeof(float) > 0.5 * static_cast<double>(physical_memory_bytes())) return {};
   const Model m = make_model(*c.model, c.sizes, c.seed, c10::Device(c10::kCPU));
   const std::vector<std::string> names = m.module->named_parameters().keys();
   if (contains(names, c.inject_inf_param)) return {};
