@@ -143,9 +143,9 @@ void check_inputs(const ScriptedOptions& o, ModelSizes& sizes) {
 }
 
 // One trainable-parameter count; 0 is refused.
-double trainable_parameters(const torch::jit::Module& m) {
+double trainable_parameters(const std::vector<at::Tensor>& params) {
   double n = 0;
-  for (const at::Tensor& p : m.parameters())
+  for (const at::Tensor& p : params)
     if (p.requires_grad() && p.is_floating_point()) n += static_cast<double>(p.numel());
   return n;
 }
@@ -160,9 +160,8 @@ at::Tensor probe_labels(const ModelFamily& f, const ModelSizes& sizes, LossKind 
 // One forward on a batch of 2 and its backward, then the double backward the
 // gradient penalty takes; the first failure or wrong shape is refused, a
 // failing double backward only marks the family first-order.
-void probe(ModelFamily& f, const ModelSizes& sizes, LossKind loss) {
+void probe(ModelFamily& f, const Model& m, const ModelSizes& sizes, LossKind loss) {
   const std::string& path = f.scripted->path;
-  const Model m = build(f, c10::Device(c10::kCPU));
   std::vector<int64_t> shape = {2};
   for (int64_t d : f.sample_shape(sizes)) shape.push_back(d);
   const at::Tensor x = f.input == InputKind::kTokenIds ? at::randint(1, std::max(2, sizes.vocab), shape) : at::randn(shape);
@@ -209,7 +208,9 @@ std::shared_ptr<const ModelFamily> load_scripted_family(const ScriptedOptions& o
   const std::vector<int64_t> sample = packed_shape(o.model.inputs);
   f->sample_shape = [sample](const ModelSizes&) { return sample; };
   f->forward_flops = [flops = o.forward_flops](const ModelSizes&) { return flops; };
-  const double count = trainable_parameters(load_module(o.model.path));
+  // One load serves the count and the probe; every case loads its own.
+  const Model probed = build(*f, c10::Device(c10::kCPU));
+  const double count = trainable_parameters(probed.parameters());
   if (count == 0) throw std::invalid_argument(o.model.path + ": has no trainable floating-point parameters");
   f->parameters = [count](const ModelSizes&) { return count; };
   // Unknown inside the module: the memory estimate counts its inputs and
@@ -217,7 +218,7 @@ std::shared_ptr<const ModelFamily> load_scripted_family(const ScriptedOptions& o
   const double io = static_cast<double>(numel(sample) + sizes.classes * (o.target == TargetKind::kNextToken ? sizes.seq : 1));
   f->activations = [io](const ModelSizes&) { return io; };
   f->build = [](const ModelFamily& me, const ModelSizes&, const c10::Device& d) { return build(me, d); };
-  probe(*f, sizes, loss);
+  probe(*f, probed, sizes, loss);
   return f;
 }
 

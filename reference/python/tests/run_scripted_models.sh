@@ -22,8 +22,15 @@ BUILD="$(cd "$1" && pwd)"
 OUT="$2"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 PY="${AMPBENCH_PYTHON:-${AMPBENCH_HOME:-$HOME/.cache/ampbench}/venv/bin/python}"
+# OUT is this script's own folder: one it did not make is never emptied.
+MARK=".run_scripted_models"
+if [[ -d "$OUT" && -n "$(ls -A "$OUT")" && ! -f "$OUT/$MARK" ]]; then
+  echo "run_scripted_models: error: $OUT is not empty and was not made by this script" >&2
+  exit 2
+fi
 rm -rf "$OUT"
 mkdir -p "$OUT"
+touch "$OUT/$MARK"
 OUT="$(cd "$OUT" && pwd)"
 cd "$ROOT" || exit 2
 
