@@ -7,6 +7,7 @@ from .anchors import verdict_heading
 from .blocks import Bullets, Details, Heading, Image, Text
 from .ceilings import has_achieved_flops, run_ceilings
 from .engagement import engagement_tables
+from .implementations import implementation_line, implementation_pairs, implementation_section
 from .gradients import health_cases
 from .comparison_blocks import (change_heading, change_table, comparison_summary,
                                 headline_side_by_side)
@@ -34,6 +35,7 @@ def build_document(runs, figures) -> list:
 def _summary_section(runs) -> list:
     # Several files: the comparison is what the reader came for, so it leads.
     blocks = [Heading(2, "Summary"), *(comparison_summary(runs) if len(runs) > 1 else [])]
+    blocks += [line for pair in implementation_pairs(runs) if (line := implementation_line(*pair))]
     for run in runs:
         blocks += verdict_blocks(run, compact=len(runs) > 1)
     if len(runs) == 1:
@@ -54,7 +56,7 @@ def _environment_section(runs) -> list:
 
 
 def _comparison_section(runs, figures) -> list:
-    blocks = [Heading(2, "Comparison across result files")]
+    blocks = [Heading(2, "Comparison across result files"), *implementation_section(runs)]
     for other in runs[1:]:
         blocks += [Heading(3, change_heading(other)),
                    Text("Every case measured in both files, largest slowdown first. The interval and "

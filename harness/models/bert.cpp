@@ -79,8 +79,14 @@ at::Tensor BertSelfAttentionImpl::forward(const at::Tensor& x, const at::Tensor&
     return python_linear(l, x).view({x.size(0), x.size(1), -1, head_dim}).transpose(1, 2);
   };
   const double scaling = std::pow(static_cast<double>(head_dim), -0.5);
-  const at::Tensor a = eager_attention(heads(query_), heads(key_), heads(value_), mask, scaling,
-                                       /*weights_in_value_dtype=*/false);
+  // Query, key, value in this order, as transformers: x's gradient is the
+  // sum of their three contributions (and the residual's), which autograd
+  // adds in the reverse order of their creation.  As function arguments
+  // their order would be the compiler's, and the sum rounded otherwise.
+  const at::Tensor q = heads(query_);
+  const at::Tensor k = heads(key_);
+  const at::Tensor v = heads(value_);
+  const at::Tensor a = eager_attention(q, k, v, mask, scaling, /*weights_in_value_dtype=*/false);
   return a.contiguous().reshape({x.size(0), x.size(1), -1}).contiguous();
 }
 

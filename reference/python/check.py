@@ -22,7 +22,7 @@ import torch
 
 from .compare import TOLERANCES, compare_runs
 from .fp32_math import ieee_fp32
-from .nograd import coupling, relaxations
+from .nograd import envelope, relaxations
 from .replay import DumpError, build_models, load_case, replay
 from .spec import NOT_RUN_REASON
 
@@ -79,9 +79,9 @@ def check(root: Path, case_filter: str | None = None, device: str | None = None,
                 continue
             with ieee_fp32():  # the float32 math the C++ case ran with
                 run = replay(case, device=_replay_device(case.spec.device, device))
-            relaxed = nograd_relaxations(case)
             with ieee_fp32():
-                coupled = coupling(case, run, relaxed, _replay_device(case.spec.device, device))
+                relaxed, coupled = envelope(case, run, nograd_relaxations(case),
+                                            _replay_device(case.spec.device, device))
         except DumpError as e:
             unusable.append(folder.name)
             print(f"UNUSABLE {folder.name}: {e}", file=out)

@@ -19,10 +19,11 @@ What must agree, and how closely (docs/checks.md, "The equivalence envelope", ha
   ||py - cpp|| <= f ||cpp - initial|| (+ a float32 floor of 1e-6 ||cpp||).
 * Integer tensors (BatchNorm's num_batches_tracked): exactly.
 * Elements without a true gradient (nograd.py): their optimizer state is
-  not compared; with AdamW the elements, and the buffers they feed, are
-  compared with the AdamW drift bound instead, and in fp32 every other
-  tensor may also differ by COUPLING_FACTOR x the effect their noise was
-  measured to have on it.
+  not compared; the elements are compared with a bound instead (with AdamW
+  its drift bound, which the buffers they feed share; with SGD
+  COUPLING_FACTOR x how far a redraw of their noise moved them), and in
+  fp32 every other tensor may also differ by COUPLING_FACTOR x the effect
+  their noise was measured to have on it.
 * Non-finite values, per step and in tensors: the same value in the same
   place (inf matches an inf of the same sign, NaN matches NaN; an inf
   against a NaN or a finite value is a mismatch).
@@ -90,6 +91,7 @@ class Relaxed:
     mask: torch.Tensor  # bool, the tensor's shape
     bound: float        # allowed |Python - C++| per element
     what: str           # why, for the messages
+    kind: str = ""      # which bound, for the case line: "AdamW drift bounds"
 
 
 @dataclass
@@ -120,7 +122,7 @@ class CaseReport:
     # Elements without a true gradient, for the case line: "tensor[slice]",
     # with " max|diff| <= bound" where compared with a derived bound.
     no_grad: list = field(default_factory=list)
-    bounded: bool = False
+    bounds: str = ""   # Relaxed.kind of the compared elements
     # Tensors that pass only thanks to the coupling term: "name plain_dev".
     widened: list = field(default_factory=list)
 
@@ -135,7 +137,7 @@ class CaseReport:
                 f"(tol {tol.loss_rel:.1e})  {self.tensors} tensors at {self.max_tensor_dev:.3f} of tol"
                 f"  skipped [{skips}]  final_scale {self.final_scale:g}")
         if self.no_grad:
-            line += (f"  no true gradient: {', '.join(self.no_grad)}" + (" (AdamW drift bounds)" if self.bounded else "")
+            line += (f"  no true gradient: {', '.join(self.no_grad)}" + (f" ({self.bounds})" if self.bounds else "")
                      + "; their optimizer state not compared")
         if self.widened:
             line += f"; passing by the coupling allowance only: {', '.join(self.widened)}"
@@ -257,6 +259,8 @@ def compare_relaxed(py: torch.Tensor, cpp: torch.Tensor, r: Relaxed) -> tuple[st
     checked shapes and non-finite values); deviation in units of the bound."""
     if math.isinf(r.bound):
         return None, 0.0
+    if math.isnan(r.bound):
+        raise ValueError(f"{r.what}: the bound was never measured (nograd.envelope)")
     m = r.mask.reshape(-1) & torch.isfinite(cpp.detach()).reshape(-1)
     if not bool(m.any()):
         return None, 0.0
@@ -307,7 +311,7 @@ def _compare_final(rep: CaseReport, step: str, label: str, py_t, cpp_t, initial,
         return
     problem, dev = compare_relaxed(py_t, cpp_t, relaxed)
     if math.isfinite(relaxed.bound):
-        rep.bounded = True
+        rep.bounds = relaxed.kind
         rep.no_grad.append(f"{label}{fmt_mask(relaxed.mask)} {dev * relaxed.bound:.2g} "
                            f"{'<=' if dev <= 1.0 else '>'} {relaxed.bound:.2g}")
     else:  # optimizer state "optimizer_state[i] (model0.x:exp_avg)": name its parameter once

@@ -27,14 +27,22 @@ stays compared as usual.
 
 Their optimizer state (SGD's momentum buffer, AdamW's exp_avg and
 exp_avg_sq) is a running sum of that noise: it is not compared, only the
-placement of its non-finite values is.  The elements themselves are taken
-out of the ordinary comparison only with AdamW; they are then compared with
-the largest difference AdamW can produce from any gradients
-(adamw_drift_bound).  A buffer they feed (BatchNorm's running_mean after a
-conv bias) is found by shifting the elements in a float64 forward, and gets
-the drift bound times its measured sensitivity.  The case line names them
-all.  With AdamW they also change the rounding of the rest of the model:
-see coupling().
+placement of its non-finite values is.  The elements themselves are
+compared with a bound instead of the ordinary tolerance:
+* AdamW (and Adam): the largest difference AdamW can produce from any
+  gradients (adamw_drift_bound).  A buffer they feed (BatchNorm's
+  running_mean after a conv bias) is found by shifting the elements in a
+  float64 forward, and gets the drift bound times its measured sensitivity.
+* SGD: an element that starts at zero (BERT's and GPT-2's key bias) and
+  moves by lr x noise alone has no magnitude for a relative tolerance to
+  hold on to, and the noise itself has no bound that does not depend on the
+  model.  So the bound is measured: the case is replayed with the noise of
+  those elements drawn again (noise_redraw), and each may differ from the
+  C++ run by COUPLING_FACTOR x the most a redraw moved any of them.  A real
+  gradient reaching them (a wrong mask, a missing term) moves them by far
+  more than the noise does.
+The case line names them all.  They also change the rounding of the rest
+of the model: see noise_redraw().
 """
 
 from __future__ import annotations
@@ -47,7 +55,7 @@ from torch import nn
 
 from . import models as M
 from . import scripted
-from .compare import Relaxed
+from .compare import COUPLING_FACTOR, Relaxed
 from .replay import replay
 from .spec import Spec
 from .workloads import make_optimizer, scheduled_lr
@@ -60,6 +68,8 @@ NO_GRAD_REL = 1e-10
 PROBE_BATCHES = 6    # distinct micro-batches probed (the dumps cycle through 8)
 SHIFT = 1e-3         # float64 shift of the no-gradient elements (linear regime)
 COUPLED_MIN = 1e-6   # sensitivity below which a buffer is not fed by them
+MEASURED = math.nan  # Relaxed.bound of an SGD element until measured_bounds() sets it
+ADAMW_KIND, SGD_KIND = "AdamW drift bounds", "SGD bounds measured by a redraw"
 
 
 def _float64_input(x: torch.Tensor) -> torch.Tensor:
@@ -179,14 +189,16 @@ def relaxations(spec: Spec, models: list, inputs: list, labels: list, later: lis
             for state in OPTIMIZER_STATE[spec.optimizer]:
                 out[f"{key}:{state}"] = Relaxed(mask, math.inf, "optimizer state of no-gradient elements")
             if not adamw:
+                out[key] = Relaxed(mask, MEASURED, f"no true gradient: {COUPLING_FACTOR} x the most a redraw "
+                                                   f"of their SGD noise moved them", SGD_KIND)
                 continue
-            out[key] = Relaxed(mask, drift, "no true gradient: the most AdamW can move two runs apart")
+            out[key] = Relaxed(mask, drift, "no true gradient: the most AdamW can move two runs apart", ADAMW_KIND)
             for bname, (bmask, sens) in buffer_sensitivity(model, name, mask, batches[0][0], fwd).items():
                 bkey, bound = f"model{k}.{bname}", forwards * sens * drift
                 if bkey in out:  # fed by several no-gradient parameters: the bounds add
                     bmask, bound = bmask | out[bkey].mask, bound + out[bkey].bound
                 out[bkey] = Relaxed(bmask, bound, "fed by no-gradient elements: forwards x sensitivity x "
-                                                  "their AdamW drift bound")
+                                                  "their AdamW drift bound", ADAMW_KIND)
     return out
 
 
@@ -206,12 +218,50 @@ def _redraw_noise(relaxed: dict, seed: int):
         for k, model in enumerate(models):
             for name, p in model.named_parameters():
                 r = relaxed.get(f"model{k}.{name}")
-                if r is not None and math.isfinite(r.bound):
+                if r is not None and not math.isinf(r.bound):
                     p.register_hook(flip(r.mask))
     return prepare
 
 
-def coupling(case, run, relaxed: dict, device: str = "cpu", seed: int = 1) -> dict:
+def noise_redraw(case, relaxed: dict, device: str = "cpu", seed: int = 1):
+    """The Python replay with the noise of every compared no-gradient
+    element drawn again: another implementation's rounding, as far as those
+    elements are concerned.  None when nothing needs it: no SGD bound to
+    measure, and no fp32 coupling (below) to measure either."""
+    compared = [r for r in relaxed.values() if not math.isinf(r.bound)]
+    unmeasured = any(math.isnan(r.bound) for r in compared)
+    if not unmeasured and not (compared and case.spec.precision == "fp32"):
+        return None
+    return replay(case, device=device, prepare=_redraw_noise(relaxed, seed))
+
+
+def redraw_difference(run, other) -> dict:
+    """{final tensor name: Python - Python'} over every floating tensor and
+    the optimizer state; {} without a redraw."""
+    if other is None:
+        return {}
+    out = {}
+    for k, (mine, theirs) in enumerate(zip(run.final, other.final)):
+        for name, t in mine.items():
+            if t.is_floating_point() and name in theirs:
+                out[f"model{k}.{name}"] = (t.double() - theirs[name].double())
+    for (name, t), (_, u) in zip(run.optimizer_state, other.optimizer_state):
+        out[name] = t.double() - u.double()
+    return out
+
+
+def measured_bounds(relaxed: dict, difference: dict) -> dict:
+    """relaxed with each MEASURED (SGD) bound set to COUPLING_FACTOR x the
+    largest |Python - Python'| over its elements."""
+    out = dict(relaxed)
+    for name, r in relaxed.items():
+        if math.isnan(r.bound):
+            moved = difference[name][r.mask].abs().nan_to_num(0.0, 0.0, 0.0)
+            out[name] = Relaxed(r.mask, COUPLING_FACTOR * float(moved.max()), r.what, r.kind)
+    return out
+
+
+def coupling(precision: str, difference: dict) -> dict:
     """{final tensor name: Python - Python'}: how far the rest of the model
     moves when only the noise of the no-gradient elements is drawn again.
     Their different values change the rounding around them (a conv bias
@@ -223,15 +273,11 @@ def coupling(case, run, relaxed: dict, device: str = "cpu", seed: int = 1) -> di
     differs (a one-ulp perturbation of every weight) and already cover it;
     there a redraw also overstates the effect, as C++ and Python often
     compute the same low-precision noise bit for bit (the smoke models'
-    bf16 cnn cases).  Empty when nothing is relaxed."""
-    if case.spec.precision != "fp32" or not any(math.isfinite(r.bound) for r in relaxed.values()):
-        return {}
-    other = replay(case, device=device, prepare=_redraw_noise(relaxed, seed))
-    out = {}
-    for k, (mine, theirs) in enumerate(zip(run.final, other.final)):
-        for name, t in mine.items():
-            if t.is_floating_point() and name in theirs:
-                out[f"model{k}.{name}"] = (t.double() - theirs[name].double())
-    for (name, t), (_, u) in zip(run.optimizer_state, other.optimizer_state):
-        out[name] = t.double() - u.double()
-    return out
+    bf16 cnn cases).  Empty when nothing was redrawn."""
+    return difference if precision == "fp32" else {}
+
+
+def envelope(case, run, relaxed: dict, device: str = "cpu", seed: int = 1) -> tuple[dict, dict]:
+    """(relaxed with every bound set, coupled) for compare.compare_runs."""
+    difference = redraw_difference(run, noise_redraw(case, relaxed, device, seed))
+    return measured_bounds(relaxed, difference), coupling(case.spec.precision, difference)

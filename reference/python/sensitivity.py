@@ -21,6 +21,7 @@ from pathlib import Path
 import torch
 
 from .check import case_folders, nograd_relaxations
+from .nograd import envelope
 from .compare import UNIT_ROUNDOFF, compare_runs
 from .replay import DumpError, load_case, replay
 
@@ -47,7 +48,7 @@ def measure(folder: Path):
     base = replay(case)
     # As the checker: elements without a true gradient are not held to the
     # rounding tolerances (their optimizer state is noise).
-    relaxed = nograd_relaxations(case)
+    relaxed = envelope(case, base, nograd_relaxations(case))[0]
     case.cpp.initial = [nudge(s) for s in case.cpp.initial]
     moved = replay(case)
     moved.initial = base.initial  # distance travelled measured from the dumped start

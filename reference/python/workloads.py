@@ -20,6 +20,7 @@ from torch import nn
 
 from . import models as M
 from . import scripted
+from .libtorch_adam import LibTorchAdam
 from .spec import Spec
 
 AUTOCAST_DTYPES = {"fp32": None, "fp16": torch.float16, "bf16": torch.bfloat16, "o2": None, "o3": None}
@@ -67,9 +68,10 @@ def make_scaler(spec: Spec, device: torch.device) -> torch.amp.GradScaler:
 
 def make_optimizer(spec: Spec, params: list) -> torch.optim.Optimizer:
     """optimizer_impl "loop": LibTorch's optimizers loop over parameters one
-    at a time, as Python's foreach=False; "foreach" and "fused" are Python's
-    foreach=True and fused=True (harness/optim/optimizers.h).  The keyword
-    arguments are the case's (Spec.optimizer_kwargs)."""
+    at a time, as Python's foreach=False (SGD), or with LibTorch's own
+    rounding (Adam, AdamW: libtorch_adam.py); "foreach" and "fused" are
+    Python's foreach=True and fused=True (harness/optim/optimizers.h).  The
+    keyword arguments are the case's (Spec.optimizer_kwargs)."""
     impl = {"loop": {"foreach": False}, "foreach": {"foreach": True}, "fused": {"fused": True}}[spec.optimizer_impl]
     kwargs = spec.optimizer_kwargs()
     if spec.optimizer == "sgd":
@@ -82,6 +84,8 @@ def make_optimizer(spec: Spec, params: list) -> torch.optim.Optimizer:
             for p in params:
                 opt.state[p]["momentum_buffer"] = torch.zeros_like(p, memory_format=torch.preserve_format)
         return opt
+    if spec.optimizer in ("adam", "adamw") and spec.optimizer_impl == "loop":
+        return LibTorchAdam(params, lr=spec.lr, **kwargs, decoupled=spec.optimizer == "adamw")
     if spec.optimizer == "adam":
         return torch.optim.Adam(params, lr=spec.lr, **kwargs, **impl)
     if spec.optimizer == "adamw":
@@ -292,18 +296,22 @@ def _clip_step(s: TrainingState, batches: list[Batch], by_norm: bool) -> StepOut
 
 def libtorch_clip_grad_norm_(params: list, max_norm: float) -> None:
     """torch::nn::utils::clip_grad_norm_ as LibTorch computes it (the C++
-    "loop" cases call it): ATen's norm of each gradient, then of their stack.
-    torch.nn.utils.clip_grad_norm_ takes linalg.vector_norm instead, whose
-    result differs in the last bit, and a network whose BatchNorm biases are
-    sums of updates that nearly cancel (ResNet) amplifies that bit past
-    float32's tolerance within a few steps."""
+    "loop" cases call it): ATen's norm of each gradient, then of their stack,
+    and the coefficient `max_norm / (total + 1e-6)` as C++'s Scalar / Tensor
+    operator computes it (ATen/TensorOperators.h: a tensor filled with
+    max_norm, divided), one rounding where Python's float / Tensor takes two
+    (reciprocal, then multiply).  torch.nn.utils.clip_grad_norm_ takes
+    linalg.vector_norm instead, whose result differs in the last bit too.  A
+    network whose BatchNorm biases are sums of updates that nearly cancel
+    (ResNet) amplifies either bit past float32's tolerance within a few
+    steps."""
     grads = [p.grad for p in params if p.grad is not None]
     if not grads:
         return
     with torch.no_grad():
         norms = [torch.ops.aten.norm.Scalar(g, 2) for g in grads]
         total = norms[0] if len(norms) == 1 else torch.ops.aten.norm.Scalar(torch.stack(norms), 2)
-        coef = torch.clamp(max_norm / (total + 1e-6), max=1.0)
+        coef = torch.clamp(torch.empty_like(total).fill_(max_norm).div_(total + 1e-6), max=1.0)
         for g in grads:
             g.mul_(coef)
 

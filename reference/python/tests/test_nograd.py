@@ -16,7 +16,7 @@ import torch
 from reference.python import models as M
 from reference.python.check import check
 from reference.python.compare import TOLERANCES, compare_runs
-from reference.python.nograd import (adamw_drift_bound, adamw_step_bound, buffer_sensitivity, coupling,
+from reference.python.nograd import (adamw_drift_bound, adamw_step_bound, buffer_sensitivity, envelope,
                                      no_grad_masks, relaxations)
 from reference.python.replay import load_case, replay, torch_load
 from reference.python.spec import Spec
@@ -81,12 +81,13 @@ def test_drift_bound_counts_every_optimizer_step_and_its_lr():
     assert adamw_drift_bound(acc, model) > 2 * base * 0.99
 
 
-def test_sgd_relaxes_the_state_only_adamw_the_elements_too():
+def test_sgd_leaves_the_bound_to_measure_adamw_derives_it():
     torch.manual_seed(1)
     model = M.make_model("transformer", TINY)
     xs, ys = zip(*probe_batches("transformer"))
     rel = relaxations(spec(optimizer="sgd"), [model], list(xs), list(ys))
-    assert list(rel) == [f"model0.{KEY}:momentum_buffer"] and math.isinf(rel[f"model0.{KEY}:momentum_buffer"].bound)
+    assert sorted(rel) == [f"model0.{KEY}", f"model0.{KEY}:momentum_buffer"]
+    assert math.isinf(rel[f"model0.{KEY}:momentum_buffer"].bound) and math.isnan(rel[f"model0.{KEY}"].bound)
     rel = relaxations(spec(), [model], list(xs), list(ys))
     assert sorted(rel) == ["model0.block.self_attn.in_proj_bias", "model0.block.self_attn.in_proj_bias:exp_avg",
                            "model0.block.self_attn.in_proj_bias:exp_avg_sq",
@@ -135,7 +136,7 @@ def test_noise_within_the_bound_passes_and_is_reported(dump_copy):
     assert rc == 0, text
     assert (f"no true gradient: model0.{KEY}[{D}:{2 * D}] {0.5 * bound():.2g} <= {bound():.2g} "
             "(AdamW drift bounds); their optimizer state not compared") in text
-    assert f"no true gradient: model0.{KEY}[{D}:{2 * D}]; their optimizer state not compared" in text  # sgd
+    assert f"(SGD bounds measured by a redraw); their optimizer state not compared" in text  # sgd
 
 
 def test_beyond_the_bound_is_a_mismatch(dump_copy):
@@ -159,15 +160,32 @@ def test_real_mismatch_in_a_normal_element_is_still_caught(dump_copy, name, inde
     assert f"model0.{KEY}[{D}:{2 * D}] {0.5 * bound():.2g} <=" in text  # the slice is still reported
 
 
-def test_sgd_compares_the_elements_but_not_their_momentum(dump_copy):
+def test_sgd_bounds_the_elements_by_a_redraw_and_skips_their_momentum(dump_copy):
     case = "plain/transformer/fp32/sgd"
     # Momentum buffers, one per parameter: in_proj_bias is the 2nd.
     edit_final(dump_copy, case, None, lambda ts: ts[1][D:2 * D].mul_(-3.0), file="optimizer_state.pt")
-    assert run_check(dump_copy)[0] == 0
-    edit_final(dump_copy, case, KEY, lambda t: t[D].add_(1e-3))
+    rc, text = run_check(dump_copy)
+    assert rc == 0, text
+    line = next(t for t in text.splitlines() if case in t)
+    measured = float(line.split(f"model0.{KEY}[{D}:{2 * D}] ")[1].split(" <= ")[1].split(" ")[0].rstrip(";,"))
+    assert 0 < measured < 1e-4, line  # lr x float32 noise, not a tolerance of the values
+    edit_final(dump_copy, case, KEY, lambda t: t[D].add_(2 * measured))
     rc, text = run_check(dump_copy)
     assert rc == 1, text
-    assert f"plain/transformer/fp32/sgd: step final (after step 3): model0.{KEY}: max deviation at [{D}]" in text
+    assert f"plain/transformer/fp32/sgd: step final (after step 3): model0.{KEY}: element [{D}]: " in text
+    assert "(no true gradient: 4 x the most a redraw of their SGD noise moved them)" in text
+
+
+def test_an_sgd_bound_is_never_left_unmeasured(dumps):
+    case = load_case(dumps / folder_name("plain/transformer/fp32/sgd"))
+    models = [M.make_model("transformer", TINY)]
+    models[0].load_state_dict(case.cpp.initial[0])
+    rel = relaxations(case.spec, models, case.inputs, case.labels)
+    assert math.isnan(rel[f"model0.{KEY}"].bound)
+    with pytest.raises(ValueError, match="never measured"):
+        compare_runs(case.spec.id, "fp32", replay(case), case.cpp, relaxed=rel)
+    bounded, coupled = envelope(case, replay(case), rel)
+    assert 0 < bounded[f"model0.{KEY}"].bound < math.inf and f"model0.{KEY}" in coupled
 
 
 def test_adamw_state_of_no_gradient_elements_is_skipped_but_not_its_nans(dump_copy):
@@ -193,18 +211,19 @@ def test_coupling_widens_fp32_only_and_is_reported():
     assert not compare_runs("c", "fp32", py, cpp, coupled=measured).ok
 
 
-def test_coupling_is_measured_for_fp32_adamw_only(dumps):
+def test_coupling_is_measured_for_fp32_only(dumps):
     case = load_case(dumps / folder_name("plain/transformer/fp32/adamw"))
     models = [M.make_model("transformer", TINY)]
     models[0].load_state_dict(case.cpp.initial[0])
     rel = relaxations(case.spec, models, case.inputs, case.labels)
     run = replay(case)
-    measured = coupling(case, run, rel)
+    bounded, measured = envelope(case, run, rel)
     assert set(measured) >= {f"model0.{KEY}", "model0.head.weight"}
+    assert bounded[f"model0.{KEY}"].bound == rel[f"model0.{KEY}"].bound  # AdamW's is derived, not measured
     low = copy.copy(case)
     low.spec = copy.copy(case.spec)
     low.spec.precision = "bf16"
-    assert coupling(low, run, rel) == {} and coupling(case, run, {}) == {}
+    assert envelope(low, run, rel)[1] == {} and envelope(case, run, {}) == ({}, {})
 
 
 def test_a_buffer_fed_by_no_gradient_elements_gets_their_bound(tmp_path):
