@@ -5,18 +5,19 @@ loops written in Python, eager or torch.compile) beside an `ampbench run`
 file from the same machine answers "what does the C++ harness buy on this
 model?".  Files from different hardware or builds are never paired: their
 ratio would measure the machines.  Ratios are C++ / Python with the ~95%
-interval from the repetitions (the comparison's Mann-Whitney interval);
-above 1 C++ is faster.
+interval from the repetitions (the comparison's Hodges-Lehmann interval,
+comparison.ratio_interval); above 1 C++ is faster.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from reference.python.throughput_ratio import python_id
 
 from .blocks import Heading, Text
-from .comparison import compare_runs
+from .comparison import ratio_interval
 from .runs import env_fingerprint, implementation
 from .summary import headline_rows
 from .tables import DASH, fmt_rate, fmt_ratio, make_table
@@ -32,29 +33,32 @@ def implementation_pairs(runs) -> list:
     return [(c, p) for c in cpp for p in python if env_fingerprint(c.env) == env_fingerprint(p.env)]
 
 
+@dataclass(frozen=True)
+class Pair:
+    """One case timed by both: C++ / Python and its interval."""
+    cpp: object      # Case
+    python: object   # Case
+    ratio: float
+    low: float
+    high: float
+
+
+def _samples(case) -> list:
+    return [s for s in case.throughput.samples_per_s if s > 0] if case and case.throughput else []
+
+
 def _ratios(cpp, python) -> dict:
-    """{C++ case id: CaseChange C++ against Python} for the cases both timed."""
-    changes = {row.case_id: row for row in compare_runs(python, _renamed(cpp)) if row.ratio is not None}
-    return {c.id: changes[python_id(c.id)] for c in cpp.cases if python_id(c.id) in changes}
-
-
-class _renamed:
-    """The C++ run seen under the Python case ids (a CUDA-graph case is timed
-    against Python's same case without the graph)."""
-
-    def __init__(self, run):
-        self._run = run
-        self._by_id = {python_id(c.id): c for c in run.cases}
-
-    @property
-    def cases(self):
-        return tuple(self._by_id.values())
-
-    def case(self, case_id):
-        return self._by_id.get(case_id)
-
-    def __getattr__(self, name):
-        return getattr(self._run, name)
+    """{C++ case id: Pair} for the cases both timed on the same input.  A
+    CUDA-graph case is timed against Python's same case without the graph
+    (the reference does not capture)."""
+    out = {}
+    for case in cpp.cases:
+        theirs = python.case(python_id(case.id))
+        a, b = _samples(theirs), _samples(case)
+        if a and b and case.throughput.input == theirs.throughput.input:
+            low, high = ratio_interval(a, b)
+            out[case.id] = Pair(case, theirs, case.throughput.median / theirs.throughput.median, low, high)
+    return out
 
 
 def per_model_ratios(cpp, python) -> dict:
@@ -96,8 +100,8 @@ def implementation_table(cpp, python):
         if not group:
             continue
         data.append((model, precision,
-                     fmt_rate(change.other.throughput.median) if change else DASH,
-                     fmt_rate(change.base.throughput.median) if change else DASH,
+                     fmt_rate(change.cpp.throughput.median) if change else DASH,
+                     fmt_rate(change.python.throughput.median) if change else DASH,
                      _interval_cell(change),
                      f"{fmt_ratio(geo_mean(group))} ({min(group):.2f}–{max(group):.2f}, {len(group)} cases)"))
     headers = ("model", "precision", f"{cpp.tag} C++ samples/s", f"{python.tag} Python samples/s",
@@ -108,8 +112,6 @@ def implementation_table(cpp, python):
 def _interval_cell(change) -> str:
     if change is None:
         return DASH
-    if change.low is None:
-        return fmt_ratio(change.ratio)
     return f"{fmt_ratio(change.ratio)} ({change.low:.2f}–{change.high:.2f})"
 
 

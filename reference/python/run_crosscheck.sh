@@ -38,11 +38,11 @@ SUITE="${AMPBENCH_CROSSCHECK_SUITE:-smoke}"
 # and DDP are checked by the C++ harness against its own single-process
 # runs), so the default filter always leaves those out; on smoke it also
 # keeps to the mlp (which holds every negative control), the decoder, and
-# the real architectures whose replay is stable enough to compare: GPT-2,
-# BERT and ViT (ResNet at smoke size: docs/architectures.md, "Open").
+# the four real architectures, which replay bit for bit
+# (docs/architectures.md, "Held to the canonical modules").
 SINGLE_PROCESS="workload=plain|clip|accumulation|penalty|multi"
 if [[ "$(basename "$SUITE" .json)" == smoke ]]; then
-  DEFAULT_FILTER="model=mlp|decoder|gpt2|bert|vit,$SINGLE_PROCESS"
+  DEFAULT_FILTER="model=mlp|decoder|gpt2|bert|resnet|vit,$SINGLE_PROCESS"
 else
   DEFAULT_FILTER="$SINGLE_PROCESS"
 fi

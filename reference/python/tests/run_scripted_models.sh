@@ -53,10 +53,10 @@ PY
 export_model reference.testmodels:TokenAttention --tokens 12 --vocab 100 --out "$OUT/tokattn.pt"
 export_model reference.testmodels:TwoInputs --input 3,8,8 --input 10 --out "$OUT/twoin.pt"
 
-# Smoke-sized selections: ResNet-18 runs its quick suite's plain cases in
-# fp16, O2 and bf16 and its two SGD controls (its fp32 clip and AdamW replays
-# drift past float32's tolerance: docs/your-model.md, "Limits"); the small
-# modules every single-process case, every control and the resumed case.
+# Smoke-sized selections: ResNet-18 (11M parameters, one thread) runs its
+# quick suite's plain cases in fp16, O2 and bf16 and its two SGD controls;
+# the small modules every single-process case, every control and the
+# resumed case.
 # Baselines come with the cases that need them. DDP has no Python
 # counterpart: its cases run on their own.
 declare -A FILTER=(
