@@ -3,16 +3,19 @@
 // Python modules (reference/python/tests/test_canonical_equivalence.py).
 //
 //   ampbench_model_probe --family gpt2 --sizes '{"batch": 2, ...}' --seed 1
-//                        [--load STATE.pt] --out DIR
+//                        [--load STATE.pt] [--autocast bf16|fp16] --out DIR
 //
 // Writes DIR/state.pt (the initial parameters and buffers by name),
-// DIR/inputs.pt, DIR/labels.pt and DIR/result.pt ({"loss": ..., and each
-// parameter's gradient under "grad.<name>"}), all readable by torch.load,
+// DIR/inputs.pt, DIR/labels.pt and DIR/result.pt ({"loss": ..., "output":
+// the model's output, and each parameter's gradient under "grad.<name>"}),
+// all readable by torch.load,
 // and DIR/family.json (the registration's forward FLOPs per sample and
 // parameter count, for the count made another way).
 // --load replaces the initial state by a dict of tensors written by Python's
 // torch.save: every name of the C++ module must be in it with its shape; the
 // names it has beyond those are written to DIR/unused_keys.txt.
+// --autocast runs the forward and the loss as `with torch.autocast("cpu",
+// dtype)` does, to compare the autocast arithmetic too.
 #include <ATen/core/Dict.h>
 #include <ATen/core/ivalue.h>
 #include <torch/serialize.h>
@@ -23,10 +26,12 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <set>
 
 #include "core/json.h"
 #include "data/synthetic_data.h"
+#include "amp/autocast_guard.h"
 #include "models/model.h"
 
 namespace ampbench {
@@ -83,7 +88,7 @@ std::vector<std::string> load_state(torch::nn::Module& m, const std::string& pat
 }
 
 int probe(const std::string& family_name, const std::string& sizes_json, int seed, const std::string& load,
-          const std::filesystem::path& out) {
+          std::optional<at::ScalarType> autocast_dtype, const std::filesystem::path& out) {
   const ModelFamily* family = find_model_family(family_name);
   if (!family) throw std::runtime_error("unknown model family '" + family_name + "'");
   const ModelSizes sizes = read_sizes(*family, sizes_json);
@@ -112,9 +117,15 @@ int probe(const std::string& family_name, const std::string& sizes_json, int see
   save(out / "inputs.pt", batch.inputs);
   save(out / "labels.pt", batch.labels);
 
-  const at::Tensor loss = training_loss(model(batch.inputs), batch.labels);
+  at::Tensor output, loss;
+  {
+    std::optional<amp::AutocastGuard> autocast;
+    if (autocast_dtype) autocast.emplace(c10::kCPU, *autocast_dtype);
+    output = model(batch.inputs);
+    loss = training_loss(output, batch.labels);
+  }
   loss.backward();
-  std::vector<std::pair<std::string, at::Tensor>> result = {{"loss", loss.detach()}};
+  std::vector<std::pair<std::string, at::Tensor>> result = {{"loss", loss.detach()}, {"output", output.detach()}};
   for (const auto& p : model.module->named_parameters())
     result.emplace_back("grad." + p.key(), p.value().grad().defined() ? p.value().grad() : at::zeros_like(p.value()));
   save(out / "result.pt", as_dict(result));
@@ -126,16 +137,20 @@ int probe(const std::string& family_name, const std::string& sizes_json, int see
 
 int main(int argc, char** argv) {
   CLI::App app{"One float32 forward/backward of a model family, for the equivalence tests"};
-  std::string family, sizes, load, out;
+  std::string family, sizes, load, out, autocast;
   int seed = 1;
   app.add_option("--family", family)->required();
   app.add_option("--sizes", sizes)->required();
   app.add_option("--seed", seed);
   app.add_option("--load", load);
+  app.add_option("--autocast", autocast, "run the forward and the loss under CPU autocast to this dtype")
+      ->check(CLI::IsMember({"bf16", "fp16"}));
   app.add_option("--out", out)->required();
   CLI11_PARSE(app, argc, argv);
   try {
-    return ampbench::probe(family, sizes, seed, load, out);
+    std::optional<at::ScalarType> dtype;
+    if (!autocast.empty()) dtype = autocast == "bf16" ? at::kBFloat16 : at::kHalf;
+    return ampbench::probe(family, sizes, seed, load, dtype, out);
   } catch (const std::exception& e) {
     std::cerr << "ampbench_model_probe: " << e.what() << "\n";
     return 2;

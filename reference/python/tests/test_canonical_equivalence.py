@@ -62,11 +62,16 @@ def run_probe(tmp: Path, family: str, *extra: str) -> Path:
     return out
 
 
-def python_step(model, inputs, labels):
+AUTOCAST = {"bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+def python_step(model, inputs, labels, autocast: str | None = None):
     model.zero_grad(set_to_none=True)
-    loss = training_loss(model(inputs), labels)
+    with torch.autocast("cpu", dtype=AUTOCAST.get(autocast, torch.bfloat16), enabled=autocast is not None):
+        out = model(inputs)
+        loss = training_loss(out, labels)
     loss.backward()
-    return loss.detach(), {n: p.grad for n, p in model.named_parameters()}
+    return loss.detach(), {n: p.grad for n, p in model.named_parameters()}, out.detach()
 
 
 def rel(a: torch.Tensor, b: torch.Tensor, floor: float = 0.0) -> float:
@@ -76,10 +81,11 @@ def rel(a: torch.Tensor, b: torch.Tensor, floor: float = 0.0) -> float:
     return diff / denom if denom > 0 else diff
 
 
-def assert_same_step(out: Path, model, what: str):
+def assert_same_step(out: Path, model, what: str, autocast: str | None = None):
     result = torch_load(out / "result.pt")
     inputs, labels = torch_load(out / "inputs.pt"), torch_load(out / "labels.pt")
-    loss, grads = python_step(model, inputs, labels)
+    loss, grads, output = python_step(model, inputs, labels, autocast)
+    assert torch.equal(result["output"], output), f"{what}: the outputs differ"
     cpp_grads = {k[len("grad."):]: v for k, v in result.items() if k.startswith("grad.")}
     assert list(cpp_grads) == list(grads), f"{what}: parameter order differs"
     grads = {n: g if g is not None else torch.zeros_like(cpp_grads[n]) for n, g in grads.items()}
@@ -102,18 +108,37 @@ def test_cpp_state_trains_the_canonical_module_alike(tmp_path, family):
     assert_same_step(out, model, f"{family} C++ -> Python")
 
 
-@pytest.mark.parametrize("family", FAMILIES)
-def test_canonical_state_loads_into_cpp_by_name(tmp_path, family):
+def moved_canonical(family: str, tmp_path: Path):
+    """(model, its state as a file): the canonical module away from its
+    initialisation, where zero-initialised layers (ViT's head, the residual
+    BatchNorms) would leave most gradients zero."""
     torch.manual_seed(11)
     model = canonical.make(family, SIZES[family])
-    # Away from the initialisation, where zero-initialised layers (ViT's
-    # head, the residual BatchNorms) would leave most gradients zero.
     with torch.no_grad():
         for p in model.parameters():
             p.add_(torch.randn_like(p) * 0.05)
-    state = canonical.plain_state_dict(model)
     path = tmp_path / "state.pt"
-    torch.save(state, path)
+    torch.save(canonical.plain_state_dict(model), path)
+    return model, path
+
+
+@pytest.mark.parametrize("autocast", sorted(AUTOCAST))
+@pytest.mark.parametrize("family", FAMILIES)
+def test_the_autocast_step_is_the_canonical_modules(tmp_path, family, autocast):
+    """The same step under CPU autocast, bit for bit too: autocast picks
+    each op's precision, so a layer that reaches the same result another way
+    in float32 can round otherwise here (LibTorch's Linear module adds a 3-D
+    input's bias after the matmul in the bias's float32, where F.linear's
+    fused addmm adds it in the gemm: ViT's MLP differed by a bfloat16 ulp)."""
+    model, path = moved_canonical(family, tmp_path)
+    out = run_probe(tmp_path, family, "--load", str(path), "--autocast", autocast)
+    assert_same_step(out, model, f"{family} {autocast} autocast", autocast)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_canonical_state_loads_into_cpp_by_name(tmp_path, family):
+    model, path = moved_canonical(family, tmp_path)
+    state = torch_load(path)
     out = run_probe(tmp_path, family, "--load", str(path))
     unused = set((out / "unused_keys.txt").read_text().split())
     assert unused == canonical.EXTRA_STATE_KEYS[family]
