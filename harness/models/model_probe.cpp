@@ -26,6 +26,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -143,13 +144,14 @@ int main(int argc, char** argv) {
   app.add_option("--sizes", sizes)->required();
   app.add_option("--seed", seed);
   app.add_option("--load", load);
+  const std::map<std::string, at::ScalarType> autocast_dtypes = {{"bf16", at::kBFloat16}, {"fp16", at::kHalf}};
   app.add_option("--autocast", autocast, "run the forward and the loss under CPU autocast to this dtype")
-      ->check(CLI::IsMember({"bf16", "fp16"}));
+      ->check(CLI::IsMember(autocast_dtypes));
   app.add_option("--out", out)->required();
   CLI11_PARSE(app, argc, argv);
   try {
     std::optional<at::ScalarType> dtype;
-    if (!autocast.empty()) dtype = autocast == "bf16" ? at::kBFloat16 : at::kHalf;
+    if (!autocast.empty()) dtype = autocast_dtypes.at(autocast);
     return ampbench::probe(family, sizes, seed, load, dtype, out);
   } catch (const std::exception& e) {
     std::cerr << "ampbench_model_probe: " << e.what() << "\n";
