@@ -47,6 +47,17 @@ int64_t tokens(const ModelSizes& s) {
   return side * side + 1;
 }
 
+// torchvision's MLPBlock through F.linear, i.e. at::linear. LibTorch's Linear
+// module takes a 3-D input through matmul and then `+= bias` in the bias's
+// own dtype, which under autocast rounds twice where at::linear's fused
+// addmm rounds once: the bf16 replays then differ in the last bit. The
+// dropouts (indices 2 and 4) have p = 0.
+at::Tensor mlp_forward(const torch::nn::Sequential& mlp, const at::Tensor& x) {
+  const auto& fc1 = *mlp->ptr(0)->as<torch::nn::Linear>();
+  const auto& fc2 = *mlp->ptr(3)->as<torch::nn::Linear>();
+  return at::linear(at::gelu(at::linear(x, fc1.weight, fc1.bias)), fc2.weight, fc2.bias);
+}
+
 }  // namespace
 
 void VitSelfAttentionImpl::reset() {
@@ -89,7 +100,7 @@ void VitEncoderBlockImpl::reset() {
 
 at::Tensor VitEncoderBlockImpl::forward(const at::Tensor& input) {
   const at::Tensor x = self_attention_(ln_1_(input)) + input;
-  return x + mlp_->forward(ln_2_(x));
+  return x + mlp_forward(mlp_, ln_2_(x));
 }
 
 void VitLayersImpl::reset() {

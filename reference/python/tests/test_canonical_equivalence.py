@@ -122,22 +122,14 @@ def moved_canonical(family: str, tmp_path: Path):
     return model, path
 
 
-# ViT's MLP goes through LibTorch's Linear module, which adds a 3-D input's
-# bias after the matmul in float32 where F.linear's fused addmm adds a
-# low-precision bias inside the gemm: a bfloat16 ulp apart under autocast.
-# Computing it as F.linear does moves conformance's accumulation/vit/fp16/adamw
-# from 0.68 to 1.12 of its bound (docs/architectures.md, "Limits").
-AUTOCAST_BITWISE = [f for f in FAMILIES if f != "vit"]
-
-
 @pytest.mark.parametrize("autocast", sorted(AUTOCAST))
-@pytest.mark.parametrize("family", AUTOCAST_BITWISE)
+@pytest.mark.parametrize("family", FAMILIES)
 def test_the_autocast_step_is_the_canonical_modules(tmp_path, family, autocast):
     """The same step under CPU autocast, bit for bit too: autocast picks
     each op's precision, so a layer that reaches the same result another way
     in float32 can round otherwise here (LibTorch's Linear module adds a 3-D
     input's bias after the matmul in the bias's float32, where F.linear's
-    fused addmm adds it in the gemm: ViT's MLP differs by a bfloat16 ulp)."""
+    fused addmm adds it in the gemm: ViT's MLP differed by a bfloat16 ulp)."""
     model, path = moved_canonical(family, tmp_path)
     out = run_probe(tmp_path, family, "--load", str(path), "--autocast", autocast)
     assert_same_step(out, model, f"{family} {autocast} autocast", autocast)
