@@ -57,8 +57,8 @@ def compare_runs(base_run, other_run) -> list:
 
 def _measure(base_run, other_run, case_id) -> CaseChange:
     base, other = base_run.case(case_id), other_run.case(case_id)
-    a = _samples(base)
-    b = _samples(other)
+    a = timed_samples(base)
+    b = timed_samples(other)
     effect = _min_effect(other_run, other) if other else DEFAULT_MIN_EFFECT
     if not a or not b or base.throughput.input != other.throughput.input:
         return CaseChange(case_id, base, other, None, None, None, None, min_effect=effect)
@@ -79,10 +79,16 @@ def _judge(row: CaseChange, q: float) -> CaseChange:
                       row.min_effect, verdict)
 
 
-def _samples(case) -> list:
+def timed_samples(case) -> list:
+    """A case's timed samples/s (none for a missing or untimed case)."""
     tp = case.throughput if case else None
     # NaN passes the schema's "> 0"; it would poison the ranks.
     return [s for s in tp.samples_per_s if s > 0] if tp else []
+
+
+def geo_mean(values):
+    """The geometric mean of positive ratios; None for none."""
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
 
 
 def _min_effect(run, case) -> float:

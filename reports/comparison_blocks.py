@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from .blocks import Bullets, Link, Text
-from .comparison import ALPHA, IMPROVEMENT, REGRESSION, compare_runs, min_attainable_p
+from .comparison import ALPHA, IMPROVEMENT, REGRESSION, compare_runs, geo_mean, min_attainable_p
 from .summary import headline_rows
 from .tables import DASH, fmt_percent, fmt_rate, fmt_ratio, make_table
 
@@ -27,7 +27,7 @@ def comparison_summary(runs) -> list:
         measured = [r for r in rows if r.ratio is not None]
         slower = sorted((r for r in rows if r.verdict == REGRESSION), key=lambda r: r.ratio)
         faster = sorted((r for r in rows if r.verdict == IMPROVEMENT), key=lambda r: -r.ratio)
-        geo = _geo_mean([r.ratio for r in measured])
+        geo = geo_mean([r.ratio for r in measured])
         blocks.append(Text(
             f"{other.tag} against {runs[0].tag}: {len(slower)} case(s) slower, {len(faster)} faster, "
             f"{len(measured) - len(slower) - len(faster)} without a significant change, of {len(measured)} "
@@ -142,7 +142,3 @@ def _ratio_cell(change) -> str:
 
 def _any_mfu(per_run) -> bool:
     return any(row["mfu"] is not None for rows in per_run for row in rows.values())
-
-
-def _geo_mean(values):
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None

@@ -11,13 +11,12 @@ comparison.ratio_interval); above 1 C++ is faster.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from reference.python.throughput_ratio import python_id
 
 from .blocks import Heading, Text
-from .comparison import ratio_interval
+from .comparison import geo_mean, ratio_interval, timed_samples
 from .runs import env_fingerprint, implementation
 from .summary import headline_rows
 from .tables import DASH, fmt_rate, fmt_ratio, make_table
@@ -43,10 +42,6 @@ class Pair:
     high: float
 
 
-def _samples(case) -> list:
-    return [s for s in case.throughput.samples_per_s if s > 0] if case and case.throughput else []
-
-
 def _ratios(cpp, python) -> dict:
     """{C++ case id: Pair} for the cases both timed on the same input.  A
     CUDA-graph case is timed against Python's same case without the graph
@@ -54,7 +49,7 @@ def _ratios(cpp, python) -> dict:
     out = {}
     for case in cpp.cases:
         theirs = python.case(python_id(case.id))
-        a, b = _samples(theirs), _samples(case)
+        a, b = timed_samples(theirs), timed_samples(case)
         if a and b and case.throughput.input == theirs.throughput.input:
             low, high = ratio_interval(a, b)
             out[case.id] = Pair(case, theirs, case.throughput.median / theirs.throughput.median, low, high)
@@ -69,10 +64,6 @@ def per_model_ratios(cpp, python) -> dict:
         if case.id in ratios:
             out.setdefault(case.model, []).append(ratios[case.id].ratio)
     return out
-
-
-def geo_mean(values) -> float:
-    return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
 def implementation_line(cpp, python) -> Text | None:
