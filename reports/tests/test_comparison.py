@@ -162,3 +162,40 @@ def test_a_comparison_without_the_power_to_call_a_change_says_so(tmp_path):
     assert below >= len(timed) // 5
     assert f"Per-case ~95% intervals: {below} of {len(rows)} lie entirely below 1" in md
     assert "No row survives the correction: with 4 repetitions per side the smallest p is 0.029" in md
+
+
+def _scaled(doc, cases, factor):
+    for case in cases:
+        tp = case["throughput"]
+        tp["samples_per_s"] = [s * factor for s in tp["samples_per_s"]]
+        for key in ("median", "min", "max", "iqr"):
+            tp[key] *= factor
+
+
+def test_the_intervals_line_counts_each_side_by_its_far_end(tmp_path):
+    """A fifth of the cases slowed, another fifth sped up: the line counts
+    an interval above 1 only when its low end is, below 1 only when its
+    high end is. The unchanged cases straddle 1, so reading the other end
+    would count them on both sides."""
+    first, second = stored_runs()[:2]
+    doc = json.loads(Path(second).read_text())
+    timed = [c for c in doc["cases"] if c["throughput"]]
+    fifth = len(timed) // 5
+    slower, faster = timed[:fifth], timed[fifth:2 * fifth]
+    _scaled(doc, slower, 1 / 1.5)
+    _scaled(doc, faster, 1.5)
+    out = tmp_path / "third.json"
+    out.write_text(json.dumps(doc))
+    runs = load_runs([first, str(out)])
+    rows = {r.case_id: r for r in compare_runs(*runs) if r.ratio is not None}
+    ids_of = lambda cases: {c["id"] for c in cases}  # noqa: E731
+    above = {i for i, r in rows.items() if r.low > 1}
+    below = {i for i, r in rows.items() if r.high < 1}
+    assert ids_of(faster) <= above and not above & ids_of(slower), "a 1.5x speed-up lies above 1"
+    assert ids_of(slower) <= below and not below & ids_of(faster), "a 1.5x slowdown lies below 1"
+    straddling = {i for i, r in rows.items() if r.low <= 1 <= r.high}
+    assert len(straddling) > fifth, "too few unchanged rows to tell the ends apart"
+    md = render_markdown(build_document(runs, []))
+    assert (f"Per-case ~95% intervals: {len(below)} of {len(rows)} lie entirely below 1, "
+            f"{len(above)} entirely above.") in md
+
