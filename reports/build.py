@@ -24,13 +24,15 @@ class Report:
 
 
 def build_report(paths, out_dir, jobs: int | None = None, autocast_ops=None,
-                 single_file: bool = False) -> Report:
+                 single_file: bool = False, title: str | None = None, preamble=()) -> Report:
     """Write index.html, report.md and PNG figures for `paths` into out_dir.
 
     jobs: processes drawing figures (default: the CPUs available; 1 = serial).
     autocast_ops: an `ampbench autocast-ops` autocast-ops.json, tabulated at the end.
     single_file: out_dir gets index.html alone, every figure embedded in it
     (a data URI), to attach or host as it is.
+    title: the page's headline instead of "ampbench report"; preamble: blocks
+    placed right under it, before the summary (the upgrade verdict).
 
     Raises ResultsError (reference/python/results_file.py) for unusable input (before touching out_dir)
     and output.OutputError when the folder cannot be written; in both cases
@@ -42,7 +44,7 @@ def build_report(paths, out_dir, jobs: int | None = None, autocast_ops=None,
     policy = load_autocast_ops(autocast_ops) if autocast_ops else None
     with staged_directory(out_dir) as stage:
         figures = render_figures(runs, stage, jobs)
-        blocks = build_document(runs, figures)
+        blocks = build_document(runs, figures, title or "ampbench report", preamble)
         if policy:
             blocks += autocast_section(policy)
         if single_file:

@@ -27,6 +27,8 @@ def parse_args(argv):
                         help="an `ampbench autocast-ops` table to add as a section")
     parser.add_argument("--single-file", action="store_true",
                         help="write index.html alone, the figures embedded in it (to attach or host as is)")
+    parser.add_argument("--title", metavar="TEXT",
+                        help="the report's headline (default: ampbench report), e.g. the versions compared")
     parser.add_argument("--jobs", type=int, default=None, metavar="N",
                         help="processes drawing figures (default: available CPUs, 1 = serial)")
     return parser.parse_args(argv)
@@ -36,7 +38,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     try:
         report = build_report(args.results, args.out, jobs=args.jobs, autocast_ops=args.autocast_ops,
-                              single_file=args.single_file)
+                              single_file=args.single_file, title=args.title)
     except ResultsError as exc:
         return _fail(exc.path, exc.reason, EXIT_BAD_INPUT)
     except OutputError as exc:

@@ -21,10 +21,10 @@ CURVE_SECTIONS = (  # (figure kind, heading) in reading order inside a run
 DDP_SECTION = ("ddp", "Distributed scaling")
 
 
-def build_document(runs, figures) -> list:
+def build_document(runs, figures, title: str = "ampbench report", preamble=()) -> list:
     # Answer first: the verdict and the headline numbers fill the first
     # screen; the environment that qualifies them follows in one line each.
-    blocks = [Heading(1, "ampbench report"), *_summary_section(runs), *_environment_section(runs)]
+    blocks = [Heading(1, title), *preamble, *_summary_section(runs), *_environment_section(runs)]
     if len(runs) > 1:
         blocks += _comparison_section(runs, [f for f in figures if f.run_tag is None])
     for run in runs:

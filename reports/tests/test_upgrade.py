@@ -1,0 +1,244 @@
+"""The upgrade verdict (reports/upgrade*.py) on small synthetic rounds: two
+sides of a few cases each, written as real results files and read through
+the shared loader, so nothing needs a build."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+
+import pytest
+
+from reference.python.tests.results_samples import case_doc, results_doc, valid_doc
+from reports import upgrade as up
+from reports.upgrade_cli import main
+from reports.upgrade_policy import policy_diff, policy_lines
+from reports.upgrade_report import analyse, report_blocks, verdict
+from reports.render_markdown import render_markdown
+from reports.upgrade_stats import log_ratio_interval, wilcoxon_p
+
+OLD, NEW = "2.11.0", "2.15.0"
+ROUND_NOISE = (1.00, 1.03, 0.98, 1.05, 0.97, 1.01)   # the machine's speed per round, shared by a pair
+
+
+def checked(case_id, max_ratio, status="pass", speed=None):
+    c = case_doc(case_id, status, throughput=None if speed is None else {"median": speed,
+                                                                         "samples_per_s": [speed]})
+    check = copy.deepcopy(valid_doc()["cases"][0]["check"])
+    check["max_ratio"] = max_ratio
+    c.update(check=check, baseline_id="plain/mlp/fp32/sgd")
+    if status == "fail":
+        check["failures"] = ["param_rel_l2 over its bound"]
+    return c
+
+
+def write_rounds(tmp_path, version, cases_per_round, env=None):
+    """cases_per_round(round index, noise) -> [case]; one results file per round."""
+    paths = []
+    for k, noise in enumerate(ROUND_NOISE):
+        doc = results_doc(cases_per_round(k, noise))
+        doc["env"]["libtorch_version"] = version
+        doc["env"].update(env or {})
+        path = tmp_path / f"{version}-{k:02d}.json"
+        path.write_text(json.dumps(doc))
+        paths.append(str(path))
+    return paths
+
+
+def side(speed=100.0, ratio=0.3, status="pass", slow=0.0):
+    return lambda k, noise: [checked("plain/mlp/fp16/sgd", ratio, status, speed * noise / (1 + slow)),
+                             checked("plain/cnn/bf16/adamw", 0.1, "pass", 50.0 * noise)]
+
+
+# -- statistics: the values the gate's C++ tests pin (scipy's) -------------------------
+
+def test_wilcoxon_matches_the_gates_values():
+    darwin = [6, 8, 14, 16, 23, 24, 28, 29, 41, -48, 49, 56, 60, -67, 75]
+    assert wilcoxon_p(darwin) == pytest.approx(0.041259765625)
+    assert wilcoxon_p([1, 1, -1, 2, 2, 3, 4]) == pytest.approx(0.04068490878074478, abs=1e-12)
+    assert wilcoxon_p([0, 0, 1, 2, 3, 4, 5, 6]) == pytest.approx(0.03125)  # zeros dropped
+    assert wilcoxon_p([0, 0, 0]) == 1.0
+
+
+def test_interval_of_six_pairs_is_the_range_and_of_ten_drops_the_extremes():
+    six = [math.log(r) for r in (0.80, 0.82, 0.78, 0.81, 0.79, 0.83)]
+    low, high = log_ratio_interval(six)
+    assert (low, high) == (pytest.approx(min(six)), pytest.approx(max(six)))
+    ten = six + [math.log(r) for r in (0.5, 0.805, 0.815, 0.795)]
+    low, high = log_ratio_interval(ten)
+    assert low > math.log(0.5) and high < math.log(0.83) and low < math.log(0.81) < high
+
+
+# -- the verdict ------------------------------------------------------------------
+
+def test_the_same_speed_and_conformance_passes(tmp_path):
+    u = analyse(write_rounds(tmp_path, OLD, side()), write_rounds(tmp_path, NEW, side()), OLD, NEW)
+    passed, line = verdict(u)
+    assert passed and line.startswith(f"upgrade {OLD} -> {NEW} (smoke, 6 rounds): PASS")
+    assert {s.verdict for s in u.speeds} == {up.NO_CHANGE}
+
+
+def test_a_slowdown_is_a_regression_with_its_interval(tmp_path):
+    u = analyse(write_rounds(tmp_path, OLD, side()), write_rounds(tmp_path, NEW, side(slow=0.25)), OLD, NEW)
+    passed, line = verdict(u)
+    slow = next(s for s in u.speeds if s.case_id == "plain/mlp/fp16/sgd")
+    assert slow.verdict == up.REGRESSION and slow.ratio == pytest.approx(0.8)
+    assert slow.low <= 0.8 <= slow.high and slow.high < 1
+    assert not passed and "1 throughput regression(s): plain/mlp/fp16/sgd -20.0% [-20.0%, -20.0%] over 6 pairs" in line
+    assert next(s for s in u.speeds if s.case_id == "plain/cnn/bf16/adamw").verdict == up.NO_CHANGE
+
+
+def test_five_pairs_are_too_few_to_judge(tmp_path):
+    old = write_rounds(tmp_path, OLD, side())[:5]
+    new = write_rounds(tmp_path, NEW, side(slow=0.5))[:5]
+    u = analyse(old, new, OLD, NEW)
+    assert {s.verdict for s in u.speeds} == {up.TOO_FEW} and verdict(u)[0]
+
+
+def test_a_case_failing_in_one_round_of_the_new_side_fails_the_upgrade(tmp_path):
+    def flaky(k, noise):
+        return side(status="fail" if k == 3 else "pass")(k, noise)
+    u = analyse(write_rounds(tmp_path, OLD, side()), write_rounds(tmp_path, NEW, flaky), OLD, NEW)
+    row = next(c for c in u.conformance if c.changed)
+    assert (row.case_id, row.old, row.new, row.new_detail) == ("plain/mlp/fp16/sgd", "ok", "FAIL", "in 1 of 6 rounds")
+    passed, line = verdict(u)
+    assert not passed and "plain/mlp/fp16/sgd ok -> FAIL" in line
+
+
+@pytest.mark.parametrize("old,new,worse", [
+    ("ok", "FAIL", True), ("ok", "ERROR", True), ("missing", "FAIL", True), ("skipped", "FAIL", True),
+    ("ok", "skipped", True), ("FAIL", "missing", True), ("ok", "missing", True),
+    ("FAIL", "ok", False), ("FAIL", "ERROR", False), ("missing", "ok", False), ("skipped", "ok", False),
+    ("ok", "ok", False), ("skipped", "skipped", False)])
+def test_which_changes_are_worse(old, new, worse):
+    assert up.Conformance("x", old, new, "", "").worse is worse
+
+
+def test_a_fixed_case_and_a_new_case_pass(tmp_path):
+    def new_side(k, noise):
+        return side()(k, noise) + [checked("plain/vit/fp16/sgd", 0.2)]
+    u = analyse(write_rounds(tmp_path, OLD, side(status="fail")), write_rounds(tmp_path, NEW, new_side), OLD, NEW)
+    assert sorted((c.case_id, c.old, c.new) for c in u.conformance if c.changed) == [
+        ("plain/mlp/fp16/sgd", "FAIL", "ok"), ("plain/vit/fp16/sgd", "missing", "ok")]
+    assert verdict(u)[0]
+
+
+# -- max_ratio moves -------------------------------------------------------------------
+
+@pytest.mark.parametrize("old,new,news", [(0.3, 0.9, True), (0.9, 0.3, True), (0.3, 0.5, False),
+                                          (0.3, 0.54, False), (0.3, 0.56, True)])
+def test_news_is_a_quarter_of_the_bound(tmp_path, old, new, news):
+    u = analyse(write_rounds(tmp_path, OLD, side(ratio=old)), write_rounds(tmp_path, NEW, side(ratio=new)), OLD, NEW)
+    row = next(b for b in u.bounds if b.case_id == "plain/mlp/fp16/sgd")
+    assert row.old == pytest.approx(old) and row.new == pytest.approx(new) and row.news is news
+
+
+def test_a_case_that_wanders_between_rounds_is_not_news(tmp_path):
+    wander = lambda k, noise: side(ratio=(0.2, 1.0)[k % 2])(k, noise)
+    u = analyse(write_rounds(tmp_path, OLD, side(ratio=0.3)), write_rounds(tmp_path, NEW, wander), OLD, NEW)
+    row = next(b for b in u.bounds if b.case_id == "plain/mlp/fp16/sgd")
+    assert row.delta == pytest.approx(0.3)   # far enough, but the new side's range covers the old
+    assert not row.news and row.new_range == (pytest.approx(0.2), pytest.approx(1.0))
+
+
+# -- environment and autocast policy ----------------------------------------------------
+
+def test_the_torch_stack_may_differ_anything_else_is_a_confounder(tmp_path):
+    old = write_rounds(tmp_path, OLD, side(), {"cudnn": "91000", "cpu_cores": 2})
+    new = write_rounds(tmp_path, NEW, side(), {"cudnn": "91200", "cpu_cores": 4})
+    u = analyse(old, new, OLD, NEW)
+    kinds = {e.field: e.torch_stack for e in u.env}
+    assert kinds == {"libtorch_version": True, "cudnn": True, "cpu_cores": False}
+    md = render_markdown(report_blocks(u))
+    assert "CONFOUNDER: cpu_cores: 2 -> 4" in md and "the sides differ in more than torch: cpu_cores" in md
+
+
+def test_a_field_varying_between_rounds_of_one_side_is_a_confounder(tmp_path):
+    old = write_rounds(tmp_path, OLD, side())
+    doc = json.loads(open(old[2]).read())
+    doc["env"]["host"] = "other-vm"
+    open(old[2], "w").write(json.dumps(doc))
+    u = analyse(old, write_rounds(tmp_path, NEW, side()), OLD, NEW)
+    assert [(e.field, e.torch_stack) for e in u.env if "varies" in str(e.old)] == [("host", False)]
+
+
+def policy(rows):
+    ops = [dict(op=op, dtype=dt, list=lst, inputs_fnv1a64="0", **out) for op, dt, lst, out in rows]
+    return {"verdicts": [], "summary": {}, "got": {"ops": ops}, "expected": {"ops": copy.deepcopy(ops)}}
+
+
+def test_autocast_policy_added_removed_and_cast_differently():
+    old = policy([("mm", "bfloat16", "lower", {"output_dtype": "bfloat16"}),
+                  ("addmm", "bfloat16", "lower", {"output_dtype": "bfloat16"}),
+                  ("cumsum", "bfloat16", "fp32", {"error": "boom in 2.11"})])
+    new = policy([("mm", "bfloat16", "lower", {"output_dtype": "float32"}),
+                  ("cumsum", "bfloat16", "fp32", {"error": "reworded in 2.15"}),
+                  ("baddbmm", "bfloat16", "lower", {"output_dtype": "bfloat16"})])
+    got = policy_diff(old, new)[0]
+    assert got.added == (("baddbmm", "bfloat16", "lower", "bfloat16"),)
+    assert got.removed == (("addmm", "bfloat16", "lower", "bfloat16"),)
+    assert got.changed == (("mm", "bfloat16", "lower: bfloat16", "lower: float32"),)  # cumsum's message is not a change
+    same = policy_diff(old, copy.deepcopy(old))
+    assert [d.equal for d in same] == [True, True]
+    assert policy_lines(same, OLD, NEW)[0].startswith("LibTorch (C++ autocast): compared, equal (3 op/dtype rows")
+
+
+# -- the command line ------------------------------------------------------------------
+
+def cli(tmp_path, old, new, *extra):
+    return main(["--from", OLD, "--to", NEW, "--old", *old, "--new", *new, "--out", str(tmp_path / "out"),
+                 "--no-html", *extra])
+
+
+def test_cli_writes_markdown_and_junit_and_exits_1_on_a_regression(tmp_path, capsys):
+    rc = cli(tmp_path, write_rounds(tmp_path, OLD, side()), write_rounds(tmp_path, NEW, side(slow=0.25)))
+    assert rc == 1 and capsys.readouterr().out.startswith(f"upgrade {OLD} -> {NEW} (smoke, 6 rounds): FAIL")
+    md = (tmp_path / "out/upgrade.md").read_text().splitlines()
+    assert md[0] == f"# ampbench upgrade {OLD} -> {NEW}" and md[2].startswith(f"**upgrade {OLD} -> {NEW}")
+    xml = (tmp_path / "out/upgrade.xml").read_text()
+    assert 'failures="1"' in xml and 'classname="plain/mlp/fp16/sgd" name="throughput"' in xml
+
+
+def test_cli_fails_what_the_gate_failed_even_when_this_reading_did_not(tmp_path):
+    gate = tmp_path / "gate.xml"
+    gate.write_text('<testsuite><testcase classname="plain/cnn/bf16/adamw" name="throughput">'
+                    '<failure message="x"/></testcase></testsuite>')
+    rc = cli(tmp_path, write_rounds(tmp_path, OLD, side()), write_rounds(tmp_path, NEW, side()),
+             "--gate-junit", str(gate))
+    assert rc == 1 and "gate --paired also failed plain/cnn/bf16/adamw [throughput]" in \
+        (tmp_path / "out/upgrade.md").read_text()
+
+
+@pytest.mark.parametrize("breakage,message", [
+    ("rounds", "must match"), ("version", "ran torch 2.11.0, not 2.15.0"), ("suite", "different suites")])
+def test_cli_refuses_unusable_rounds_with_exit_2(tmp_path, capsys, breakage, message):
+    old, new = write_rounds(tmp_path, OLD, side()), write_rounds(tmp_path, NEW, side())
+    if breakage == "rounds":
+        new = new[:5]
+    elif breakage == "version":
+        new = old
+    else:
+        doc = json.loads(open(new[0]).read())
+        doc["suite"] = "conformance"
+        open(new[0], "w").write(json.dumps(doc))
+    assert cli(tmp_path, old, new) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_cli_html_has_the_version_pair_in_its_headline(tmp_path):
+    rc = main(["--from", OLD, "--to", NEW, "--old", *write_rounds(tmp_path, OLD, side()),
+               "--new", *write_rounds(tmp_path, NEW, side()), "--out", str(tmp_path / "out")])
+    html = (tmp_path / "out/html/index.html").read_text()
+    assert rc == 0 and f">ampbench upgrade {OLD} -&gt; {NEW}</h1>" in html
+    assert html.index("PASS") < html.index('<h2 id="summary"')   # the upgrade verdict leads
+
+
+def test_reports_title_option_sets_the_headline(tmp_path):
+    from reports.cli import main as reports_main
+    path = write_rounds(tmp_path, OLD, side())[0]
+    assert reports_main([path, "--out", str(tmp_path / "r"), "--jobs", "1", "--title", "torch 2.11.0 vs 2.15.0"]) == 0
+    assert "# torch 2.11.0 vs 2.15.0\n" in (tmp_path / "r/report.md").read_text()
+    assert reports_main([path, "--out", str(tmp_path / "d"), "--jobs", "1"]) == 0
+    assert (tmp_path / "d/report.md").read_text().startswith("# ampbench report\n")
