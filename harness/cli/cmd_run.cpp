@@ -26,13 +26,13 @@ void add_run_command(CLI::App& app, Action& selected) {
   sub->add_flag("--no-throughput", args->no_throughput, "Skip throughput measurement");
   sub->add_option("--nproc", args->nproc,
                   "Start this many local ranks (DDP over Gloo/NCCL; logs in OUT/rank<N>.log, results from rank 0)")
-      ->check(IntegerRange(1, 1024));
+      ->transform(IntegerRange(1, 1024));
   sub->add_option("--rank-timeout", args->rank_timeout,
                   "Seconds a rank may take for one case (process-group timeout and launcher watchdog)")
-      ->check(IntegerRange(1, 86400))
+      ->transform(IntegerRange(1, 86400))
       ->capture_default_str();
   sub->add_option("--seed", args->seed, "Seed every case with this instead of the suite's seed")
-      ->check(IntegerRange(0, std::numeric_limits<std::uint64_t>::max()));
+      ->transform(IntegerRange(0, std::numeric_limits<std::uint64_t>::max()));
   sub->add_flag("--no-mkldnn", args->no_mkldnn,
                 "CPU: run without oneDNN (other kernels, other rounding; the results' env records it)");
   sub->add_flag("--no-report", args->no_report, "Do not build the HTML/Markdown report");

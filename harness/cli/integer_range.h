@@ -2,7 +2,9 @@
 // in base 0 and does not check for overflow: `--seed -1` and `--seed
 // 18446744073709551616` both became 18446744073709551615, and `--seed 010`
 // was octal 8. This one accepts plain decimal digits only, checks the range
-// exactly, and hands CLI11 the canonical decimal form.
+// exactly, and hands CLI11 the canonical decimal form. Attach it with
+// ->transform(): ->check() runs a validator on a copy of the text, so CLI11
+// would still convert what the user typed ("010" as octal 8).
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -148,5 +148,45 @@ TEST(OutputPath, OverwriteReplacesOnlyAFolderAmpbenchMarked) {
   EXPECT_NO_THROW(prepare_output_dir("--out", only_marker.string(), true));
 }
 
+// Each kind of folder --overwrite may meet, judged by what is in that folder
+// itself: a run of today (the marker), a run from before the marker (its
+// results.json alone), and everything else, refused.
+TEST(OutputPath, OverwriteJudgesEachKindOfFolderByItsOwnContents) {
+  auto accepted = [](const fs::path& dir) {
+    try {
+      check_replaceable("--out", dir.string());
+      return true;
+    } catch (const std::invalid_argument&) {
+      return false;
+    }
+  };
+  auto folder = [](const std::string& name, const std::string& file, const std::string& text) {
+    const fs::path dir = fresh_dir(name);
+    fs::create_directories((dir / file).parent_path());
+    std::ofstream(dir / file) << text;
+    return dir;
+  };
+  const std::string ampbench_results = R"({"schema": "ampbench.results", "schema_version": 1, "complete": true})";
+  EXPECT_TRUE(accepted(fresh_dir("kind-missing"))) << "a folder still to be created";
+  EXPECT_TRUE(accepted(folder("kind-legacy-run", "results.json", ampbench_results)))
+      << "an ampbench run folder from before the marker";
+  EXPECT_TRUE(accepted(folder("kind-legacy-stopped", "results.json",
+                              R"({"schema": "ampbench.results", "complete": false})")))
+      << "a stopped run is still ampbench's";
+  EXPECT_FALSE(accepted(folder("kind-other-schema", "results.json", R"({"schema": "other.results"})")));
+  EXPECT_FALSE(accepted(folder("kind-no-schema", "results.json", R"({"complete": true})")));
+  EXPECT_FALSE(accepted(folder("kind-array", "results.json", R"(["ampbench.results"])")));
+  EXPECT_FALSE(accepted(folder("kind-malformed", "results.json", R"({"schema": "ampbench.results")")));
+  EXPECT_FALSE(accepted(folder("kind-nested", "sub/results.json", ampbench_results)))
+      << "a run one level down does not make its parent a run folder";
+  EXPECT_FALSE(accepted(folder("kind-staged-only", std::string(kStagingName) + "/results.json", ampbench_results)))
+      << "only a stopped staging folder's results, not the folder's own";
+  const fs::path marked_elsewhere = folder("kind-marker-below", std::string("sub/") + kRunMarker, "");
+  EXPECT_FALSE(accepted(marked_elsewhere)) << "the marker counts in the folder itself only";
+  const fs::path marked = folder("kind-marked", "notes.txt", "mine");
+  mark_run_dir(marked.string(), "run");
+  EXPECT_TRUE(accepted(marked));
+}
+
 }  // namespace
 }  // namespace ampbench::io

@@ -132,5 +132,32 @@ TEST_F(ScriptedFile, SeveralFloatInputsTravelPackedAndAreSplitInOrder) {
   EXPECT_NE(refusal(o).find("only input"), std::string::npos);
 }
 
+// Inputs whose numel, first and last dimension and rank all differ (6, 4
+// and 5 values as [2, 3], [4] and [1, 5]), so that an offset advanced by
+// any of the others lands elsewhere; the forward reads each input through
+// its own shape (row and column sums), not only flattened.
+TEST_F(ScriptedFile, InputsOfUnlikeShapesAreSplitAtTheirOwnOffsets) {
+  torch::jit::Module m("Three");
+  m.register_parameter("w", at::ones({1}).requires_grad_(true), false);
+  m.define(
+      "def forward(self, a, b, c):\n"
+      "  return torch.cat([a.sum(2), a.sum(1), b, c.flatten(1)], 1) * self.w\n");
+  const std::string path = (dir_ / "three.pt").string();
+  m.save(path);
+  ScriptedOptions o = options(path, {2, 3});
+  o.model.inputs.push_back(ScriptedInput{InputKind::kFloat, {4}, 0});
+  o.model.inputs.push_back(ScriptedInput{InputKind::kFloat, {1, 5}, 0});
+  ModelSizes sizes;
+  sizes.classes = 2 + 3 + 4 + 5;
+  const auto family = load_scripted_family(o, sizes, LossKind::kCrossEntropy);
+  ASSERT_EQ(family->sample_shape(sizes), std::vector<int64_t>{15});
+  Model model = make_model(*family, sizes, 1, c10::Device(c10::kCPU));
+  const at::Tensor packed = at::arange(3 * 15, at::kFloat).reshape({3, 15});
+  const at::Tensor a = packed.narrow(1, 0, 6).reshape({3, 2, 3});
+  const at::Tensor expected = at::cat({a.sum(2), a.sum(1), packed.narrow(1, 6, 4), packed.narrow(1, 10, 5)}, 1);
+  const at::Tensor got = model(packed);
+  EXPECT_TRUE(at::equal(got, expected)) << "got\n" << got << "\nexpected\n" << expected;
+}
+
 }  // namespace
 }  // namespace ampbench
