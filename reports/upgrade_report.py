@@ -72,8 +72,12 @@ def verdict(u: Upgrade) -> tuple:
     if not worse and not slower and not u.gate_only:
         conforming = sum(c.new == "ok" for c in u.conformance)
         judged = sum(s.p is not None for s in u.speeds)
+        unsure = [s for s in u.speeds if s.verdict == up.NO_CHANGE and abs(s.ratio - 1) > s.min_effect]
+        # A PASS must not hide a large move the rounds were too few to confirm.
+        hint = (f"; {len(unsure)} row(s) moved beyond their minimum effect without reaching q < 0.05 "
+                f"(more pairs would tell)" if unsure else "")
         return True, (f"{head}: PASS: no case changed for the worse ({conforming} of {len(u.conformance)} "
-                      f"conform with {u.new_version}), no throughput regression ({judged} rows judged)")
+                      f"conform with {u.new_version}), no throughput regression ({judged} rows judged){hint}")
     parts = []
     if worse:
         parts.append(f"{len(worse)} case(s) changed for the worse: " +

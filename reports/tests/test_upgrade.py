@@ -89,6 +89,17 @@ def test_a_slowdown_is_a_regression_with_its_interval(tmp_path):
     assert next(s for s in u.speeds if s.case_id == "plain/cnn/bf16/adamw").verdict == up.NO_CHANGE
 
 
+def test_a_pass_says_when_a_large_move_was_not_significant(tmp_path):
+    def many(k, noise, slow=0.0):
+        return [checked(f"plain/m{i}/fp16/sgd", 0.3, "pass", 100.0 * (noise if i else ROUND_NOISE[-k - 1])
+                        / (1 + (slow if i == 0 else 0.0))) for i in range(40)]
+    u = analyse(write_rounds(tmp_path, OLD, many), write_rounds(tmp_path, NEW, lambda k, n: many(k, n, 0.25)),
+                OLD, NEW)
+    passed, line = verdict(u)
+    assert passed and line.endswith("; 1 row(s) moved beyond their minimum effect without reaching q < 0.05 "
+                                    "(more pairs would tell)")
+
+
 def test_five_pairs_are_too_few_to_judge(tmp_path):
     old = write_rounds(tmp_path, OLD, side())[:5]
     new = write_rounds(tmp_path, NEW, side(slow=0.5))[:5]
