@@ -32,33 +32,41 @@ std::vector<torch::optim::OptimizerParamGroup> one_group(const std::vector<at::T
   return {torch::optim::OptimizerParamGroup(params)};
 }
 
-// Momentum buffers at zero for every parameter, from the start (see
-// ForeachSGD), as the Python oracle sets them.
-void zero_momentum_buffers(const std::vector<at::Tensor>& params,
-                           ska::flat_hash_map<void*, std::unique_ptr<torch::optim::OptimizerParamState>>& state) {
-  for (const at::Tensor& p : params) {
-    auto fresh = std::make_unique<SGDParamState>();
-    fresh->momentum_buffer(at::zeros_like(p, at::MemoryFormat::Preserve));
-    state[p.unsafeGetTensorImpl()] = std::move(fresh);
-  }
-}
-
-// The parameters with a gradient and their momentum buffers.
+// The parameters with a gradient, split by whether their momentum buffer
+// exists: torch.optim.SGD makes a buffer on a parameter's first step, as a
+// copy of its gradient (undamped), and dampens only from the next step on.
 struct SgdLists {
-  std::vector<at::Tensor> params, grads, bufs;
+  std::vector<at::Tensor> params, grads, bufs;            // buffer exists
+  std::vector<at::Tensor> new_params, new_grads;          // first step
+  bool any() const { return !params.empty() || !new_params.empty(); }
 };
 
 SgdLists sgd_lists(torch::optim::OptimizerParamGroup& group,
-                   ska::flat_hash_map<void*, std::unique_ptr<torch::optim::OptimizerParamState>>& state) {
+                   ska::flat_hash_map<void*, std::unique_ptr<torch::optim::OptimizerParamState>>& state,
+                   bool momentum) {
   SgdLists l;
   for (const at::Tensor& p : group.params()) {
     if (!p.grad().defined()) continue;
+    const auto it = state.find(p.unsafeGetTensorImpl());
+    if (momentum && it == state.end()) {
+      l.new_params.push_back(p);
+      l.new_grads.push_back(p.grad());
+      continue;
+    }
     l.params.push_back(p);
     l.grads.push_back(p.grad());
-    if (const auto it = state.find(p.unsafeGetTensorImpl()); it != state.end())
-      l.bufs.push_back(static_cast<SGDParamState&>(*it->second).momentum_buffer());
+    if (momentum) l.bufs.push_back(static_cast<SGDParamState&>(*it->second).momentum_buffer());
   }
   return l;
+}
+
+void keep_momentum_buffers(const std::vector<at::Tensor>& params, const std::vector<at::Tensor>& bufs,
+                           ska::flat_hash_map<void*, std::unique_ptr<torch::optim::OptimizerParamState>>& state) {
+  for (size_t i = 0; i < params.size(); ++i) {
+    auto fresh = std::make_unique<SGDParamState>();
+    fresh->momentum_buffer(bufs[i]);
+    state[params[i].unsafeGetTensorImpl()] = std::move(fresh);
+  }
 }
 
 struct AdamLists {
@@ -97,35 +105,42 @@ std::optional<at::Tensor> optional(const at::Tensor& t) { return t.defined() ? s
 }  // namespace
 
 ForeachSGD::ForeachSGD(const std::vector<at::Tensor>& params, SGDOptions options)
-    : Optimizer(one_group(params), std::make_unique<SGDOptions>(options)) {
-  if (options.momentum() != 0) zero_momentum_buffers(params, state_);
-}
+    : Optimizer(one_group(params), std::make_unique<SGDOptions>(options)) {}
 
-// torch.optim.sgd._multi_tensor_sgd, op for op (the first momentum step
-// aside: see ForeachSGD).
+// torch.optim.sgd._multi_tensor_sgd, op for op, except that nesterov's sum is
+// a new list: Python adds into the gradients in place, which the harness
+// still reads after the step.
 at::Tensor ForeachSGD::step(LossClosure closure) {
   TORCH_CHECK(!closure, "ForeachSGD::step: closures are not supported");
   at::NoGradGuard no_grad;
   for (auto& group : param_groups_) {
     const auto& o = static_cast<const SGDOptions&>(group.options());
-    SgdLists l = sgd_lists(group, state_);
-    if (l.params.empty()) continue;
-    std::vector<at::Tensor> grads = l.grads;
-    if (o.weight_decay() != 0) grads = at::_foreach_add(grads, l.params, o.weight_decay());
+    SgdLists l = sgd_lists(group, state_, o.momentum() != 0);
+    if (!l.any()) continue;
+    std::vector<at::Tensor> params = l.params, grads = l.grads;
+    params.insert(params.end(), l.new_params.begin(), l.new_params.end());
+    grads.insert(grads.end(), l.new_grads.begin(), l.new_grads.end());
+    if (o.weight_decay() != 0) grads = at::_foreach_add(grads, params, o.weight_decay());
     if (o.momentum() != 0) {
-      at::_foreach_mul_(l.bufs, o.momentum());
-      at::_foreach_add_(l.bufs, grads, 1 - o.dampening());
-      grads = o.nesterov() ? at::_foreach_add(grads, l.bufs, o.momentum()) : l.bufs;
+      const auto first_new = grads.begin() + static_cast<std::ptrdiff_t>(l.params.size());
+      if (!l.bufs.empty()) {
+        at::_foreach_mul_(l.bufs, o.momentum());
+        at::_foreach_add_(l.bufs, std::vector<at::Tensor>(grads.begin(), first_new), 1 - o.dampening());
+      }
+      std::vector<at::Tensor> new_bufs;
+      for (auto g = first_new; g != grads.end(); ++g) new_bufs.push_back(g->clone().detach());
+      keep_momentum_buffers(l.new_params, new_bufs, state_);
+      std::vector<at::Tensor> bufs = l.bufs;
+      bufs.insert(bufs.end(), new_bufs.begin(), new_bufs.end());
+      grads = o.nesterov() ? at::_foreach_add(grads, bufs, o.momentum()) : bufs;
     }
-    at::_foreach_add_(l.params, grads, -o.lr());
+    at::_foreach_add_(params, grads, -o.lr());
   }
   return {};
 }
 
 FusedSGD::FusedSGD(const std::vector<at::Tensor>& params, SGDOptions options)
-    : Optimizer(one_group(params), std::make_unique<SGDOptions>(options)) {
-  if (options.momentum() != 0) zero_momentum_buffers(params, state_);
-}
+    : Optimizer(one_group(params), std::make_unique<SGDOptions>(options)) {}
 
 at::Tensor FusedSGD::step(LossClosure closure) {
   TORCH_CHECK(!closure, "FusedSGD::step: closures are not supported");
@@ -133,14 +148,30 @@ at::Tensor FusedSGD::step(LossClosure closure) {
   return {};
 }
 
+// torch.optim.sgd._fused_sgd: a parameter's first step makes its buffer
+// (the kernel's is_first_step copies the gradient into it), later steps
+// update it. The buffers start at zero, not uninitialised as in Python, where
+// a first step that the scaler skips leaves buffers the next step reads.
+// Undamped, a zero buffer read as a later step gives the first step's update
+// exactly (0.9 * 0 + g == g); damped it does not, so a damped first step
+// reads the inf flag on the host, once, and leaves no buffer when skipped.
 void FusedSGD::step_with_amp(const at::Tensor& grad_scale, const at::Tensor& found_inf) {
   at::NoGradGuard no_grad;
   for (auto& group : param_groups_) {
     const auto& o = static_cast<const SGDOptions&>(group.options());
-    SgdLists l = sgd_lists(group, state_);
-    if (l.params.empty()) continue;
-    at::_fused_sgd_(l.params, l.grads, l.bufs, o.weight_decay(), o.momentum(), o.lr(), o.dampening(), o.nesterov(),
-                    /*maximize=*/false, /*is_first_step=*/false, optional(grad_scale), optional(found_inf));
+    SgdLists l = sgd_lists(group, state_, o.momentum() != 0);
+    auto fused = [&](const std::vector<at::Tensor>& params, const std::vector<at::Tensor>& grads,
+                     const std::vector<at::Tensor>& bufs, bool first) {
+      at::_fused_sgd_(params, grads, bufs, o.weight_decay(), o.momentum(), o.lr(), o.dampening(), o.nesterov(),
+                      /*maximize=*/false, first, optional(grad_scale), optional(found_inf));
+    };
+    if (!l.params.empty()) fused(l.params, l.grads, l.bufs, /*first=*/false);
+    if (l.new_params.empty()) continue;
+    if (o.dampening() != 0 && found_inf.defined() && found_inf.item<double>() != 0) continue;
+    std::vector<at::Tensor> bufs;
+    for (const at::Tensor& p : l.new_params) bufs.push_back(at::zeros_like(p, at::MemoryFormat::Preserve));
+    fused(l.new_params, l.new_grads, bufs, /*first=*/true);
+    keep_momentum_buffers(l.new_params, bufs, state_);
   }
 }
 

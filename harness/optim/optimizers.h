@@ -26,10 +26,9 @@
 
 namespace ampbench::optim {
 
-// With momentum, the buffers start at zero and every step is a "later" step:
-// the same update as the first-step special case (0.9 * 0 + g == g exactly,
-// without dampening), without Python's fused SGD hazard (a skipped first step
-// leaves empty_like buffers that the next step reads).
+// As torch.optim.SGD: a parameter's momentum buffer is made on its first
+// step as a copy of its gradient (undamped), and dampening applies from the
+// second step on.
 class ForeachSGD : public torch::optim::Optimizer {
  public:
   ForeachSGD(const std::vector<at::Tensor>& params, torch::optim::SGDOptions options);

@@ -74,6 +74,11 @@ std::vector<Variant> variants() {
   s.nesterov = true;
   s.weight_decay = 0.01;
   out.push_back({Kind::kSgd, s, "nesterov, weight_decay 0.01"});
+  s = default_settings(Kind::kSgd);
+  s.dampening = 0.5;
+  out.push_back({Kind::kSgd, s, "dampening 0.5"});
+  s.weight_decay = 0.01;
+  out.push_back({Kind::kSgd, s, "dampening 0.5, weight_decay 0.01"});
   s = default_settings(Kind::kAdam);
   s.weight_decay = 0.01;
   s.amsgrad = true;
@@ -161,6 +166,30 @@ TEST(Optimizers, TheFusedAdamWSkipsAnInfOnTheDeviceAndTakesItsStepCountBack) {
   reference.step();
   for (size_t i = 0; i < fused_params.size(); ++i)
     EXPECT_TRUE(at::equal(fused_params[i].detach(), loop_params[i].detach())) << "parameter " << i;
+}
+
+// A damped SGD's first step copies the gradient into the new buffer; a first
+// step the scaler skips must leave no buffer, so the next one is the first.
+// The loop implementation is simply not called on a skipped step.
+TEST(Optimizers, TheFusedSGDsSkippedFirstStepLeavesTheNextOneFirst) {
+  Settings s = default_settings(Kind::kSgd);
+  s.dampening = 0.5;
+  auto options = [&] { return torch::optim::SGDOptions(0.05).momentum(s.momentum).dampening(s.dampening); };
+  std::vector<at::Tensor> fused_params = params_like_a_model(), loop_params = params_like_a_model();
+  FusedSGD fused(fused_params, options());
+  torch::optim::SGD loop(loop_params, options());
+  for (int t = 0; t < 3; ++t) {
+    set_grads(fused_params, t);
+    set_grads(loop_params, t);
+    if (t == 0) {
+      fused.step_with_amp(at::ones({}), at::ones({}));  // the inf flag set: skipped on the device
+      EXPECT_TRUE(fused.state().empty()) << "a skipped first step made momentum buffers";
+      continue;
+    }
+    fused.step();
+    loop.step();
+  }
+  EXPECT_LE(max_ulps(fused_params, loop_params), 4);
 }
 
 TEST(Optimizers, DeviceClipMatchesTheNormItReportsAndBoundsIt) {

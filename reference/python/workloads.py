@@ -75,15 +75,7 @@ def make_optimizer(spec: Spec, params: list) -> torch.optim.Optimizer:
     impl = {"loop": {"foreach": False}, "foreach": {"foreach": True}, "fused": {"fused": True}}[spec.optimizer_impl]
     kwargs = spec.optimizer_kwargs()
     if spec.optimizer == "sgd":
-        opt = torch.optim.SGD(params, lr=spec.lr, **kwargs, **impl)
-        if spec.optimizer_impl != "loop" and kwargs["momentum"] != 0:
-            # As the C++ foreach/fused SGD: momentum buffers start at zero, so
-            # every step is a later step (0.9 * 0 + g == g exactly). Python's
-            # fused SGD would otherwise leave empty_like buffers after a
-            # skipped first step and read them on the next.
-            for p in params:
-                opt.state[p]["momentum_buffer"] = torch.zeros_like(p, memory_format=torch.preserve_format)
-        return opt
+        return torch.optim.SGD(params, lr=spec.lr, **kwargs, **impl)
     if spec.optimizer in ("adam", "adamw") and spec.optimizer_impl == "loop":
         return LibTorchAdam(params, lr=spec.lr, **kwargs, decoupled=spec.optimizer == "adamw")
     if spec.optimizer == "adam":
@@ -214,6 +206,7 @@ def _step(s: TrainingState, opt: torch.optim.Optimizer, i: int, injected: bool) 
     if injected and not s.scaler.is_enabled():
         return False
     before = s.steps_taken[i]
+    unstarted = _without_momentum_buffer(opt)
     s.scaler.step(opt)
     if s.steps_taken[i] == before:
         return False
@@ -221,8 +214,21 @@ def _step(s: TrainingState, opt: torch.optim.Optimizer, i: int, injected: bool) 
     # the scaler found an inf (found_inf), so the hook alone cannot tell.
     if opt.defaults.get("fused") and s.scaler.is_enabled():
         found = s.scaler._per_optimizer_states[id(opt)]["found_inf_per_device"]
-        return not any(float(v.item()) for v in found.values())
+        if any(float(v.item()) for v in found.values()):
+            # Fused SGD made its momentum buffers uninitialised (empty_like)
+            # on this first step, which the kernel then skipped: the next step
+            # must be the first again, as it is for the loop implementation
+            # and the C++ FusedSGD.
+            for p in unstarted:
+                opt.state[p].pop("momentum_buffer", None)
+            return False
     return True
+
+
+def _without_momentum_buffer(opt: torch.optim.Optimizer) -> list:
+    if not isinstance(opt, torch.optim.SGD):
+        return []
+    return [p for g in opt.param_groups for p in g["params"] if opt.state[p].get("momentum_buffer") is None]
 
 
 def scheduled_lr(spec: Spec, step_index: int) -> float:
