@@ -4,14 +4,16 @@
 # provides LibTorch. Idempotent: a provisioned machine returns in seconds and
 # downloads nothing.
 #
-#   AMPBENCH_HOME   where the venv lives (default: $HOME/.cache/ampbench)
+#   AMPBENCH_HOME   where the venvs live (default: $HOME/.cache/ampbench)
+#   AMPBENCH_TORCH  the torch release to provision (default: the pin in
+#                   ci/requirements.txt; the window: ci/torch-versions.txt)
 #   AMPBENCH_QUIET  1: print nothing when there is nothing to do
+# Exit 2: a torch version outside the supported window.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-AMPBENCH_HOME="${AMPBENCH_HOME:-$HOME/.cache/ampbench}"
-VENV="$AMPBENCH_HOME/venv"
-REQS="$ROOT/ci/requirements.txt"
+# shellcheck source=ci/torch-env.sh
+source "$ROOT/ci/torch-env.sh"  # TORCH_VERSION, VENV, REQS
 QUIET="${AMPBENCH_QUIET:-0}"
 
 say() { [[ "$QUIET" == 1 ]] || echo "bootstrap: $*" >&2; }
@@ -74,9 +76,13 @@ provision_venv() {
     "$VENV/bin/pip" install --disable-pip-version-check -q "$pkg" \
       || die "could not install Python package '$pkg' from PyPI"
   done < "$REQS"
+  local installed
+  installed="$(venv_torch_version "$VENV")"
+  [[ "$installed" == "$TORCH_VERSION" ]] \
+    || die "$VENV holds torch ${installed:-(none)} after installing torch==$TORCH_VERSION"
   requirements_hash > "$stamp"
 }
 
 provision_apt
 provision_venv
-say "ready: venv $VENV"
+say "ready: torch $TORCH_VERSION in $VENV"

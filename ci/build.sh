@@ -7,11 +7,15 @@
 #   AMPBENCH_WITH_CUDA=ON|OFF   compile the CUDA code and kernels/ (default: as
 #                               the build folder was configured; a new one
 #                               turns it on where nvidia-smi finds a GPU)
+#   AMPBENCH_TORCH=VERSION      build against that torch's venv, into its own
+#                               folder (ci/torch-env.sh)
+# Exit 2, building nothing: an unsupported torch, a venv not (fully)
+# provisioned, or a venv and a build folder of different torch versions.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-AMPBENCH_HOME="${AMPBENCH_HOME:-$HOME/.cache/ampbench}"
-PY="$AMPBENCH_HOME/venv/bin/python"
-BUILD="${AMPBENCH_BUILD_DIR:-$ROOT/build}"
+# shellcheck source=ci/torch-env.sh
+source "$ROOT/ci/torch-env.sh"  # TORCH_VERSION, VENV, BUILD
+PY="$VENV/bin/python"
 JOBS="${AMPBENCH_JOBS:-2}"
 QUIET="${AMPBENCH_QUIET:-0}"
 
@@ -22,6 +26,21 @@ configure() {
   cmake "$@" >"$BUILD.configure.log" 2>&1 \
     || { cat "$BUILD.configure.log" >&2; echo "build: error: cmake configure failed" >&2; exit 1; }
 }
+
+# One torch per build folder: headers of one version and libraries of
+# another would compile and then fail (or worse, run) in odd ways.
+[[ -f "$VENV/.ampbench-requirements" ]] \
+  || torch_refuse "$VENV is not provisioned (or only half): run ci/bootstrap.sh${AMPBENCH_TORCH:+ with AMPBENCH_TORCH=$AMPBENCH_TORCH}"
+venv_torch="$(venv_torch_version "$VENV")"
+[[ "$venv_torch" == "$TORCH_VERSION" ]] \
+  || torch_refuse "$VENV holds torch ${venv_torch:-(none)}, not $TORCH_VERSION: something else was installed into it; delete $VENV and run ci/bootstrap.sh"
+if [[ -f "$BUILD/CMakeCache.txt" ]]; then
+  # A folder configured before versions were recorded has none: the
+  # configure step below records it.
+  built_torch="$(sed -n 's/^AMPBENCH_TORCH_VERSION:[A-Z]*=//p' "$BUILD/CMakeCache.txt")"
+  [[ -z "$built_torch" || "$built_torch" == "$TORCH_VERSION" ]] \
+    || torch_refuse "$BUILD was configured against torch $built_torch, not $TORCH_VERSION: pick that version (AMPBENCH_TORCH=$built_torch) or delete $BUILD"
+fi
 
 if [[ ! -f "$BUILD/CMakeCache.txt" ]]; then
   prefix="$("$PY" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')" \

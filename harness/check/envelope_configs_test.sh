@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# envelope_configs_test.sh AMPBENCH OUTDIR [SUITE] [FILTER]
+# envelope_configs_test.sh AMPBENCH OUTDIR [SUITE] [FILTER] [CONFIG]
 #
 # "Different hardware" on one CPU: other kernels round differently. The
 # verdict must hold whichever rounding the machine does, because each run
@@ -8,8 +8,13 @@
 # one OpenMP thread (other reduction orders), oneDNN off (other matmul and
 # convolution kernels), another seed (other weights, data and noise). Each
 # must exit 0: every correct case conforms, every negative control is caught.
+# CONFIG (one-thread, no-mkldnn or seed-2) runs that one alone.
 set -uo pipefail
-BIN="$1" OUT="$2" SUITE="${3:-smoke}" FILTER="${4:-}"
+BIN="$1" OUT="$2" SUITE="${3:-smoke}" FILTER="${4:-}" ONLY="${5:-}"
+case "$ONLY" in
+  "" | one-thread | no-mkldnn | seed-2) ;;
+  *) echo "envelope_configs_test: error: unknown configuration '$ONLY' (one-thread, no-mkldnn, seed-2)" >&2; exit 2 ;;
+esac
 rm -rf "$OUT" && mkdir -p "$OUT"
 args=(run --suite "$SUITE" --device cpu --no-throughput --no-report)
 [[ -n "$FILTER" ]] && args+=(--filter "$FILTER")
@@ -17,6 +22,7 @@ status=0
 # run_config NAME THREADS [FLAG...]
 run_config() {
   local name="$1" threads="$2"; shift 2
+  [[ -z "$ONLY" || "$ONLY" == "$name" ]] || return 0
   env ${threads:+OMP_NUM_THREADS=$threads} "$BIN" "${args[@]}" "$@" --out "$OUT/$name" >"$OUT/$name.log" 2>&1
   local rc=$?
   local totals teeth
