@@ -26,12 +26,10 @@ from pathlib import Path
 
 import torch
 import torch.nn.functional as F
-from torch.utils.flop_counter import FlopCounterMode
-
+from .export_checks import PRECISIONS, ExportError, forward_flops, model_name, precision_refusals, require_trainable
 from .python import scripted
 
 WORKLOADS = ["plain", "clip_norm", "clip_value", "accumulation", "multi"]
-PRECISIONS = ["fp32", "fp16", "bf16", "o2"]
 # The units of suites/smoke.json, which the tiny models there conform within.
 TOLERANCES = {
     "noise_factor": 10,
@@ -45,10 +43,6 @@ TOLERANCES = {
     "o2": {"loss_rel_units": 8, "param_rel_units": 256, "optimizer_state_rel_units": 512,
            "final_loss_ratio_units": 8, "max_extra_skipped_steps": 3},
 }
-
-
-class ExportError(Exception):
-    pass
 
 
 def _shape(text: str) -> list[int]:
@@ -122,14 +116,6 @@ def second_order_works(module: torch.nn.Module, args: list[torch.Tensor], target
         return False
 
 
-def forward_flops(module: torch.nn.Module, args: list[torch.Tensor]) -> float:
-    """One sample's forward FLOPs (torch.utils.flop_counter), for MFU."""
-    counter = FlopCounterMode(display=False)
-    with counter, torch.no_grad():
-        copy.deepcopy(module)(*args)  # a batch of 2: BatchNorm needs more than one value per channel
-    return float(counter.get_total_flops()) / args[0].shape[0]
-
-
 def _controls(name: str, penalty: bool, quick: bool) -> list[dict]:
     """The negative controls of suites/smoke.json, with the settings that
     make each mistake show (gradients that underflow float16 without a
@@ -158,12 +144,18 @@ def _controls(name: str, penalty: bool, quick: bool) -> list[dict]:
 
 
 def suite_for(name: str, pt: Path, inputs: list[dict], out_shape: list[int], batch: int, target: str,
-              flops: float, penalty: bool, quick: bool = False) -> dict:
+              flops: float | None, penalty: bool, quick: bool = False, left_out: dict | None = None,
+              no_flops: str | None = None) -> dict:
     """A runnable suite for the exported file: the full matrix, or (quick)
-    plain and accumulation with SGD at 8 steps and two controls."""
+    plain and accumulation with SGD at 8 steps and two controls; without the
+    precisions in `left_out` (precision -> why) and the cases that need them,
+    and without forward_flops (so without MFU) when they are unknown."""
+    left_out = left_out or {}
     entry = {"torchscript": pt.name, "inputs": [{"shape": i["shape"]} if i["kind"] == "float" else
                                                 {"tokens": i["shape"][0], "vocab": i["vocab"]} for i in inputs],
-             "batch": batch, "forward_flops": flops}
+             "batch": batch}
+    if flops is not None:
+        entry["forward_flops"] = flops
     if target == "class":
         entry["classes"] = out_shape[-1]
     else:
@@ -173,15 +165,18 @@ def suite_for(name: str, pt: Path, inputs: list[dict], out_shape: list[int], bat
     else:
         workloads, optimizers = WORKLOADS + (["penalty"] if penalty else []), ["sgd", "adamw"]
         what = "the single-process workloads with SGD and AdamW, resume and DDP"
+    precisions = [p for p in PRECISIONS if p not in left_out]
+    notes = "".join(f" {p} left out: {why.rstrip('.')}." for p, why in left_out.items())
+    notes += f" No MFU: {no_flops}." if no_flops else ""
     return {
         "name": name,
-        "description": f"{name} ({pt.name}, exported by python -m reference.export): {what} in fp32, fp16, "
-                       f"bf16 and O2, and negative controls.",
+        "description": f"{name} ({pt.name}, exported by python -m reference.export): {what} in "
+                       f"{', '.join(precisions)}, and the negative controls that can run.{notes}",
         "defaults": {"steps": 8 if quick else 12, "seed": 1, "lr": {"sgd": 0.05, "adamw": 0.003},
                      "max_norm": 0.3, "clip_value": 0.01},
         "models": {name: entry},
-        "matrix": {"workloads": workloads, "models": [name], "precisions": PRECISIONS, "optimizers": optimizers},
-        "cases": _controls(name, penalty, quick),
+        "matrix": {"workloads": workloads, "models": [name], "precisions": precisions, "optimizers": optimizers},
+        "cases": [c for c in _controls(name, penalty, quick) if c["precision"] in precisions],
         "tolerances": TOLERANCES,
         "throughput": {"warmup_steps": 1, "measured_steps": 3, "repetitions": 3},
     }
@@ -195,7 +190,9 @@ def export(args) -> tuple[Path, Path]:
             raise ExportError(f"{path} exists (nothing is written over a file)")
     if out.suffix != ".pt":
         raise ExportError(f"--out {out}: expected a .pt file name")
-    name = args.name or out.stem
+    name, notice = model_name(args.name, out.stem)
+    if notice:
+        print(f"reference.export: {notice}", file=sys.stderr)
     inputs = _inputs(args)
     torch.manual_seed(args.seed)
     try:
@@ -204,6 +201,7 @@ def export(args) -> tuple[Path, Path]:
         raise ExportError(f"--kwargs: not JSON: {e}") from None
     if not isinstance(module, torch.nn.Module):
         raise ExportError(f"{args.factory} returned {type(module).__name__}, not a torch.nn.Module")
+    require_trainable(module)
     module.train()
     gen = torch.Generator().manual_seed(args.seed)
     xs = example(inputs, 2, gen)
@@ -232,8 +230,15 @@ def _checked_suite(args, name: str, out: Path, module: torch.nn.Module, inputs: 
     if y.dim() != (3 if target == "next_token" else 2):
         raise ExportError(f"the forward returned shape {list(y.shape)} for a batch of 2: expected [batch, classes] "
                           f"(or [batch, seq, vocab] for token ids)")
-    return suite_for(name, out, inputs, list(y.shape), args.batch, target, forward_flops(module, xs),
-                     second_order_works(module, xs, target), quick=args.matrix == "quick")
+    flops, no_flops = forward_flops(module, xs)
+    left_out = precision_refusals(module, lambda: scripted.load({"path": str(out), "inputs": inputs}), xs, target)
+    for precision, why in left_out.items():
+        print(f"reference.export: {precision} left out of the suite: {why}", file=sys.stderr)
+    if no_flops:
+        print(f"reference.export: no forward_flops (no MFU): {no_flops}", file=sys.stderr)
+    return suite_for(name, out, inputs, list(y.shape), args.batch, target, flops,
+                     second_order_works(module, xs, target), quick=args.matrix == "quick", left_out=left_out,
+                     no_flops=no_flops)
 
 
 def main(argv=None) -> int:
