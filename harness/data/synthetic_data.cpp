@@ -13,7 +13,7 @@
 
 #include <functional>
 
-#include "models/model.h"
+#include "spec/model_family.h"
 
 namespace ampbench {
 namespace {

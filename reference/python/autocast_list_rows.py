@@ -14,7 +14,7 @@ from __future__ import annotations
 import torch
 
 from .autocast_lists import Item, public_call
-from .autocast_policy import DTYPES, first_line, fnv1a64
+from .autocast_bits import DTYPES, first_line, fnv1a64
 from .autocast_values import cast_floating, decode, describe_outputs, same_outputs, tensors_in
 
 

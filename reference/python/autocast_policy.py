@@ -29,10 +29,12 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
+from .autocast_bits import DTYPES, first_line, fnv1a64, tensor_bytes
+from .autocast_list_rows import list_rows
+from .autocast_lists import ListsError, list_calls
 from .bounded_json import JsonInputError, read_bounded_json
 
 OPS_FILE = Path(__file__).resolve().parents[2] / "harness" / "amp" / "autocast_ops.json"
-DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16}
 LISTS = ("lower_precision", "fp32", "promote")
 EXIT_OK, EXIT_UNUSABLE = 0, 2
 
@@ -169,24 +171,6 @@ def make_inputs(spec: dict, recipe: dict, dtype: torch.dtype) -> list[torch.Tens
     return [x.to(dtype) if k in low else x for k, x in enumerate(xs)]
 
 
-def tensor_bytes(t: torch.Tensor) -> bytes:
-    return t.detach().contiguous().cpu().reshape(-1).view(torch.uint8).numpy().tobytes()
-
-
-def fnv1a64(tensors) -> str:
-    """FNV-1a 64 of the tensors' bytes in order; the C++ side computes the same."""
-    h = 0xCBF29CE484222325
-    for t in tensors:
-        for b in tensor_bytes(t):
-            h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return f"{h:016x}"
-
-
-def first_line(e: BaseException) -> str:
-    lines = str(e).strip().splitlines()
-    return lines[0] if lines else type(e).__name__
-
-
 def run_op(spec: dict, recipe: dict, device: str, dtype_name: str) -> dict:
     dtype = DTYPES[dtype_name]
     cpu_inputs = make_inputs(spec, recipe, dtype)
@@ -230,9 +214,6 @@ def add_torch_lists(table: dict, device: str, dtypes, lists_of: str | None = Non
     made and run on this device), read from the installed torch: their
     serialized calls (which the C++ side runs) under "torch_lists", their
     rows appended to "ops"."""
-    from .autocast_list_rows import list_rows
-    from .autocast_lists import list_calls
-
     meta, items = list_calls(lists_of or device, dtypes, build_on=device)
     table["torch_lists"] = meta
     table["ops"] += list_rows(meta, items, device)
@@ -254,8 +235,6 @@ def main(argv=None) -> int:
     if args.device == "cuda" and not torch.cuda.is_available():
         print(f"{prog}: error: --device cuda: torch.cuda.is_available() is false", file=sys.stderr)
         return EXIT_UNUSABLE
-    from .autocast_lists import ListsError  # it imports this module
-
     dtypes = tuple(args.dtype or DTYPES)
     try:
         table = policy_table(load_ops(args.ops), args.device, dtypes)

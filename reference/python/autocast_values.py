@@ -15,7 +15,7 @@ import math
 
 import torch
 
-from .autocast_policy import tensor_bytes
+from .autocast_bits import tensor_bytes
 
 DTYPES = {name: getattr(torch, name) for name in (
     "float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool")}
