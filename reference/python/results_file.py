@@ -163,6 +163,8 @@ class Case:
     grad_health: Mapping[str, Any] | None = None
     engagement: Mapping[str, Any] | None = None
     gate: Mapping[str, Any] | None = None
+    # `ampbench run --deterministic` only: the run's hashes (reports/fleet.py).
+    fingerprint: Mapping[str, str] | None = None
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)  # the case's JSON object
 
 
@@ -215,7 +217,7 @@ def _case(raw: Mapping[str, Any]) -> Case:
         throughput=block(Throughput, "throughput"), ddp=block(Ddp, "ddp"),
         tag=raw.get("tag") or "", scaler_enabled=raw.get("scaler_enabled"),
         optimizer_impl=raw.get("optimizer_impl"), grad_health=raw.get("grad_health"),
-        engagement=raw.get("engagement"), gate=raw.get("gate"), raw=raw)
+        engagement=raw.get("engagement"), gate=raw.get("gate"), fingerprint=raw.get("fingerprint"), raw=raw)
 
 
 def _results(doc: Mapping[str, Any], path) -> Results:

@@ -1,0 +1,124 @@
+"""The fleet report on disk: fleet.json (the analysis as is), fleet-junit.xml
+(one test per machine), index.html and the machines x cases figure."""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
+import numpy as np  # noqa: E402
+
+FIGURE = "fleet-machines-by-cases.png"
+_ORDER = {"reject": 0, "investigate": 1, "accept": 2}
+
+
+def write_all(report: dict, out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "fleet.json").write_text(json.dumps(report, indent=1) + "\n")
+    write_junit(report, out / "fleet-junit.xml")
+    draw(report, out / FIGURE)
+    (out / "index.html").write_text(render_html(report))
+
+
+def write_junit(report: dict, path: Path) -> None:
+    bad = [m for m in report["machines"] if m["verdict"] != "accept"]
+    suite = ET.Element("testsuite", name=f"fleet.{report['suite']}", tests=str(len(report["machines"])),
+                       failures=str(len(bad)), errors="0")
+    for m in report["machines"]:
+        case = ET.SubElement(suite, "testcase", classname=f"fleet.{m['group'] or 'no-results'}", name=m["id"])
+        if m["verdict"] != "accept":
+            failure = ET.SubElement(case, "failure", type=m["verdict"], message=m["reasons"][0])
+            failure.text = "\n".join(m["reasons"])
+    root = ET.Element("testsuites")
+    root.append(suite)
+    ET.ElementTree(root).write(path, encoding="unicode", xml_declaration=True)
+
+
+def _matrix(report: dict):
+    """Rows: machines (rejected, then investigated, then accepted); columns:
+    every case with a fingerprint or a timing. Value: throughput over the
+    group's median minus 1 (NaN: not timed); a second mask marks
+    fingerprint dissent."""
+    machines = sorted(report["machines"], key=lambda m: (_ORDER[m["verdict"]], m["id"]))
+    cases = sorted({c for g in report["groups"] for c in list(g["cases"]) + list(g["throughput"])})
+    row = {m["id"]: i for i, m in enumerate(machines)}
+    col = {c: j for j, c in enumerate(cases)}
+    value = np.full((len(machines), len(cases)), np.nan)
+    dissent = np.zeros_like(value, dtype=bool)
+    for g in report["groups"]:
+        for c, t in g["throughput"].items():
+            for m, r in t["relative"].items():
+                value[row[m], col[c]] = r
+        for c, a in g["cases"].items():
+            for m in a["disagree"]:
+                dissent[row[m], col[c]] = True
+    return machines, cases, value, dissent
+
+
+def draw(report: dict, path: Path) -> None:
+    machines, cases, value, dissent = _matrix(report)
+    rows, cols = max(1, len(machines)), max(1, len(cases))
+    # About 30 inches at most: at 256 machines a row is 0.11 in, and the
+    # machine labels shrink with it but stay above 5 pt.
+    row_in = min(0.28, 30.0 / rows)
+    fig, ax = plt.subplots(figsize=(min(4 + 0.45 * cols, 30), 2.5 + row_in * rows), layout="constrained")
+    shown = np.ma.masked_invalid(np.clip(value, -0.5, 0.5))
+    cmap = plt.get_cmap("RdBu").with_extremes(bad="#d0d0d0")
+    image = ax.imshow(shown, cmap=cmap, vmin=-0.5, vmax=0.5, aspect="auto", interpolation="nearest")
+    ys, xs = np.nonzero(dissent)
+    ax.scatter(xs, ys, marker="x", c="black", s=max(6.0, min(60.0, 400.0 / math.sqrt(rows))),
+               label="fingerprint differs from the group's majority")
+    label_pt = max(5.0, min(9.0, row_in * 72 * 0.8))
+    ax.set_yticks(range(len(machines)), [f"{m['id']} ({m['verdict']})" for m in machines], fontsize=label_pt)
+    for tick, m in zip(ax.get_yticklabels(), machines):
+        if m["verdict"] != "accept":
+            tick.set_color("#b00000" if m["verdict"] == "reject" else "#a06000")
+            tick.set_fontweight("bold")
+    ax.set_xticks(range(len(cases)), cases, rotation=60, ha="right", fontsize=8)
+    ax.set_xlabel("case")
+    ax.set_title(f"{len(machines)} machines x {len(cases)} cases: throughput against the group median "
+                 "(grey: not timed or no results), x: fingerprint dissent", fontsize=10)
+    fig.colorbar(image, ax=ax, label="samples/s over the group median, minus 1 (clipped at ±50%)", shrink=0.6)
+    if len(xs):
+        ax.legend(loc="upper right", fontsize=8)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def _rows(items) -> str:
+    return "".join("<tr>" + "".join(f"<td>{html.escape(str(x))}</td>" for x in row) + "</tr>" for row in items)
+
+
+def render_html(report: dict) -> str:
+    bad = [m for m in report["machines"] if m["verdict"] != "accept"]
+    counts = report["counts"]
+    groups = [(g["id"], len(g["machines"]), ", ".join(f"{k}={v}" for k, v in g["key"].items()
+                                                     if k not in ("git_commit", "git_dirty")))
+              for g in report["groups"]]
+    flagged = [(m["id"], m["verdict"], m["group"] or "-", " | ".join(m["reasons"])) for m in bad]
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>ampbench fleet: {html.escape(report['suite'])}</title>
+<style>body{{font-family:sans-serif;max-width:1200px;margin:2em auto}}table{{border-collapse:collapse}}
+td,th{{border:1px solid #ccc;padding:3px 6px;vertical-align:top}}img{{max-width:100%}}</style></head><body>
+<h1>Fleet qualification: suite {html.escape(report['suite'])}</h1>
+<p><b>{counts['accept']} accepted, {counts['investigate']} to investigate, {counts['reject']} rejected</b>
+of {len(report['machines'])} machines; build {html.escape(str(report['build']['git_commit']))}.</p>
+<h2>Machines not accepted</h2>
+{'<p>None.</p>' if not flagged else '<table><tr><th>machine</th><th>verdict</th><th>group</th><th>reasons</th></tr>'
+ + _rows(flagged) + '</table>'}
+<h2>Machines x cases</h2>
+<p><img src="{FIGURE}" alt="heatmap of every machine's throughput per case against its group's median,
+with a cross where its fingerprint differs from the group's majority"></p>
+<h2>Groups (machines expected to agree bit for bit)</h2>
+<table><tr><th>group</th><th>machines</th><th>hardware and software</th></tr>{_rows(groups)}</table>
+<h2>The rule</h2><p>{html.escape(report['rule']['false_alarm'])}</p>
+<p>Also written: fleet.json (everything here, per case), fleet-junit.xml (one test per machine).</p>
+</body></html>
+"""

@@ -1,0 +1,185 @@
+"""reports.fleet on synthetic fleets: who is named, for what, and which input
+is refused. Each machine is a results.json as `ampbench run --deterministic`
+writes it (reports/tests/sample_results.py, plus fingerprints)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+from reports.fleet import main
+from reports.fleet_stats import benjamini_hochberg, lower_tail_p
+from reports.tests.sample_results import make_results, write_results
+
+
+def _hex(*parts) -> str:
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
+
+
+def machine_doc(machine, *, speed=1.0, corrupt=(), gpu="NVIDIA A100-SXM4-40GB", suite="smoke", commit="abc1234",
+                deterministic=True, complete=True, noise=0.0, seed=0):
+    doc = make_results(gpu=gpu, workloads=("plain",), models=("mlp",), ddp=False, negative_controls=False)
+    doc.update(suite=suite, complete=complete)
+    doc["env"].update(machine_id=machine, git_commit=commit,
+                      deterministic={"algorithms": True, "intra_op_threads": 1} if deterministic else False)
+    rng = np.random.default_rng(seed)
+    for case in doc["cases"]:
+        if case["status"] == "skipped":
+            continue
+        if deterministic:
+            bad = case["id"] in corrupt
+            parts = {p: _hex(case["id"], p, bad and p != "loss") for p in ("loss", "final_params", "optimizer_state")}
+            case["fingerprint"] = {"algorithm": "fnv1a64", "hash": _hex(tuple(parts.values())), **parts}
+        if case["throughput"]:
+            _scale(case["throughput"], speed * (1 + noise * rng.standard_normal()))
+    return doc
+
+
+def _scale(t, factor) -> None:
+    """Every rate of one timing block, consistently (the loader checks)."""
+    t["samples_per_s"] = [s * factor for s in t["samples_per_s"]]
+    for key in ("median", "min", "max", "iqr", "stddev", "achieved_flops_per_s"):
+        t[key] *= factor
+    t["step_time_ms"] /= factor
+
+
+def fleet(tmp_path, docs: dict) -> str:
+    root = tmp_path / "fleet"
+    for folder, doc in docs.items():
+        (root / folder).mkdir(parents=True)
+        if doc is not None:
+            write_results(root / folder / "results.json", doc)
+    return str(root)
+
+
+def run(tmp_path, docs, *extra):
+    out = tmp_path / "out"
+    code = main([fleet(tmp_path, docs), "--out", str(out), *extra])
+    report = json.loads((out / "fleet.json").read_text()) if (out / "fleet.json").exists() else None
+    return code, report, out
+
+
+def verdicts(report) -> dict:
+    return {m["id"]: m["verdict"] for m in report["machines"] if m["verdict"] != "accept"}
+
+
+def healthy(n, **kw):
+    return {f"node-{i:03d}": machine_doc(f"node-{i:03d}", **kw) for i in range(n)}
+
+
+def test_a_healthy_fleet_is_accepted_with_one_passing_test_per_machine(tmp_path):
+    code, report, out = run(tmp_path, healthy(8))
+    assert code == 0 and report["counts"] == {"accept": 8, "investigate": 0, "reject": 0}
+    suite = ET.parse(out / "fleet-junit.xml").getroot().find("testsuite")
+    assert len(suite.findall("testcase")) == 8 and suite.get("failures") == "0"
+    assert (out / "index.html").read_text().count("fleet-machines-by-cases.png") == 1
+
+
+def test_a_dissenting_fingerprint_is_rejected_as_corruption_naming_the_case_and_parts(tmp_path):
+    docs = healthy(7)
+    docs["node-bad"] = machine_doc("node-bad", corrupt={"plain/mlp/fp16/sgd"})
+    code, report, out = run(tmp_path, docs)
+    assert code == 1 and verdicts(report) == {"node-bad": "reject"}
+    reason = next(m for m in report["machines"] if m["id"] == "node-bad")["reasons"][0]
+    assert "silent data corruption" in reason and "plain/mlp/fp16/sgd" in reason
+    assert "final_params, optimizer_state" in reason and "loss" not in reason.split("differs in")[1]
+    failure = ET.parse(out / "fleet-junit.xml").getroot().find(".//testcase[@name='node-bad']/failure")
+    assert failure.get("type") == "reject"
+
+
+def test_a_slow_machine_is_investigated_and_noise_flags_nobody(tmp_path):
+    docs = {f"n{i:02d}": machine_doc(f"n{i:02d}", noise=0.03, seed=i) for i in range(16)}
+    docs["n99"] = machine_doc("n99", speed=0.6, noise=0.03, seed=99)
+    code, report, _ = run(tmp_path, docs)
+    assert verdicts(report) == {"n99": "investigate"}
+    reason = next(m for m in report["machines"] if m["id"] == "n99")["reasons"][0]
+    assert reason.startswith("investigate: throughput outlier")
+
+
+def test_a_slowdown_below_the_minimum_effect_is_not_flagged(tmp_path):
+    docs = healthy(8)
+    docs["n-a-bit-slow"] = machine_doc("n-a-bit-slow", speed=0.95)
+    assert run(tmp_path, docs)[1]["counts"]["investigate"] == 0
+    _, report, _ = run(tmp_path / "again", docs, "--min-effect", "0.03")
+    assert verdicts(report) == {"n-a-bit-slow": "investigate"}
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"suite": "conformance"}, "different suites"),
+    ({"commit": "def5678"}, "different builds"),
+])
+def test_mixed_suites_or_builds_are_refused(tmp_path, capsys, change, message):
+    docs = healthy(3)
+    docs["other"] = machine_doc("other", **change)
+    code, report, _ = run(tmp_path, docs)
+    assert code == 2 and report is None and message in capsys.readouterr().err
+
+
+def test_two_folders_claiming_one_machine_are_refused(tmp_path, capsys):
+    docs = healthy(3)
+    docs["copy"] = machine_doc("node-001")
+    assert run(tmp_path, docs)[0] == 2
+    assert "'node-001' appears twice" in capsys.readouterr().err
+
+
+def test_missing_unfinished_and_nondeterministic_machines_are_named(tmp_path):
+    docs = healthy(4)
+    docs["node-missing"] = None
+    docs["node-unfinished"] = machine_doc("node-unfinished", complete=False)
+    docs["node-plain"] = machine_doc("node-plain", deterministic=False)
+    partial = machine_doc("node-partial")
+    partial["cases"] = partial["cases"][1:]
+    docs["node-partial"] = partial
+    code, report, _ = run(tmp_path, docs)
+    reasons = {m["id"]: " ".join(m["reasons"]) for m in report["machines"] if m["verdict"] != "accept"}
+    assert code == 1 and set(reasons) == {"node-missing", "node-unfinished", "node-plain", "node-partial"}
+    assert "results missing" in reasons["node-missing"]
+    assert "complete=false" in reasons["node-unfinished"]
+    assert "without --deterministic" in reasons["node-plain"]
+    assert "1 of" in reasons["node-partial"] and "cases missing" in reasons["node-partial"]
+
+
+def test_a_group_of_one_is_named_not_merged(tmp_path):
+    docs = healthy(4)
+    docs["odd"] = machine_doc("odd", gpu="NVIDIA H100 80GB HBM3")
+    _, report, _ = run(tmp_path, docs)
+    assert verdicts(report) == {"odd": "investigate"}
+    assert "only machine of its hardware" in report["machines"][-1]["reasons"][0]
+    assert [len(g["machines"]) for g in report["groups"]] == [4, 1]
+
+
+def test_two_machines_that_disagree_cannot_tell_who_is_right(tmp_path):
+    docs = {"a": machine_doc("a"), "b": machine_doc("b", corrupt={"plain/mlp/fp32/sgd"})}
+    _, report, _ = run(tmp_path, docs)
+    assert verdicts(report) == {"a": "investigate", "b": "investigate"}
+    assert all("no majority" in m["reasons"][0] for m in report["machines"])
+
+
+def test_identity_falls_back_to_host(tmp_path):
+    docs = healthy(3)
+    del docs["node-000"]["env"]["machine_id"]
+    _, report, _ = run(tmp_path, docs)
+    assert "node-17" in {m["id"] for m in report["machines"]}
+
+
+def test_benjamini_hochberg_and_the_tail():
+    # Step-up: the largest k with p_(k) <= k q / m rejects every smaller p,
+    # 0.03 too although it misses its own threshold (2 x 0.05 / 4 = 0.025).
+    assert benjamini_hochberg([0.01, 0.035, 0.03, 0.5], 0.05) == [True, True, True, False]
+    assert benjamini_hochberg([0.01, 0.04, 0.03, 0.5], 0.05) == [True, False, False, False]
+    assert benjamini_hochberg([0.02, 0.5], 0.01) == [False, False]
+    assert lower_tail_p(0.0) == pytest.approx(0.5) and lower_tail_p(-3.0) == pytest.approx(0.00135, rel=1e-2)
+
+
+def test_the_figure_of_256_machines_is_drawn_with_every_machine_labelled(tmp_path):
+    docs = healthy(256)
+    docs["node-bad"] = machine_doc("node-bad", corrupt={"plain/mlp/fp16/sgd"})
+    code, report, out = run(tmp_path, docs)
+    assert code == 1 and verdicts(report) == {"node-bad": "reject"}
+    from PIL import Image
+    width, height = Image.open(out / "fleet-machines-by-cases.png").size
+    assert height >= 257 * 8  # at least 8 pixels a machine: labels stay readable
