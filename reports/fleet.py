@@ -35,6 +35,8 @@ def parse_args(argv):
     p.add_argument("folders", nargs="+", metavar="DIR",
                    help="a machine's results folder, or a folder whose subfolders are machines' results folders")
     p.add_argument("--out", required=True, metavar="OUT", help="where fleet.json, fleet-junit.xml and index.html go")
+    p.add_argument("--expect", metavar="FILE", type=Path,
+                   help="machine ids, one a line (e.g. the scheduler's node list): any without results is named")
     p.add_argument("--fdr", type=_fraction, default=DEFAULT_FDR,
                    help="Benjamini-Hochberg false discovery rate of the throughput flags (default %(default)s)")
     p.add_argument("--min-effect", type=_fraction, default=DEFAULT_MIN_EFFECT,
@@ -47,8 +49,9 @@ def parse_args(argv):
 def main(argv=None) -> int:
     args = parse_args(argv)
     try:
-        machines = load_machines(args.folders)
-    except FleetInputError as exc:
+        expected = args.expect.read_text().split() if args.expect else ()
+        machines = load_machines(args.folders, expected)
+    except (FleetInputError, OSError) as exc:
         print(f"reports.fleet: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     report = analyse(machines, Rule(args.fdr, args.min_effect, args.mad_floor))

@@ -96,9 +96,14 @@ def _load(folder: Path) -> Machine:
     return machine
 
 
-def load_machines(paths) -> list[Machine]:
+def load_machines(paths, expected=()) -> list[Machine]:
+    """`expected`: machine ids that must be there (a scheduler's node list):
+    one without results is named even when it never made a folder."""
     machines = [_load(folder) for folder in _machine_folders(paths)]
     _refuse_duplicates(machines)
+    present = {m.id for m in machines}
+    machines += [Machine(i, Path("-"), problems=["results missing: expected, but no folder has its results"])
+                 for i in dict.fromkeys(expected) if i not in present]
     _refuse_mixtures([m for m in machines if m.results is not None])
     _name_missing_cases(machines)
     return machines

@@ -68,13 +68,12 @@ def draw(report: dict, path: Path) -> None:
     # About 30 inches at most: at 256 machines a row is 0.11 in, and the
     # machine labels shrink with it but stay above 5 pt.
     row_in = min(0.28, 30.0 / rows)
-    fig, ax = plt.subplots(figsize=(min(4 + 0.45 * cols, 30), 2.5 + row_in * rows), layout="constrained")
+    fig, ax = plt.subplots(figsize=(min(7 + 0.45 * cols, 30), 2.5 + row_in * rows), layout="constrained")
     shown = np.ma.masked_invalid(np.clip(value, -0.5, 0.5))
     cmap = plt.get_cmap("RdBu").with_extremes(bad="#d0d0d0")
     image = ax.imshow(shown, cmap=cmap, vmin=-0.5, vmax=0.5, aspect="auto", interpolation="nearest")
     ys, xs = np.nonzero(dissent)
-    ax.scatter(xs, ys, marker="x", c="black", s=max(6.0, min(60.0, 400.0 / math.sqrt(rows))),
-               label="fingerprint differs from the group's majority")
+    ax.scatter(xs, ys, marker="x", c="black", s=max(6.0, min(60.0, 400.0 / math.sqrt(rows))))
     label_pt = max(5.0, min(9.0, row_in * 72 * 0.8))
     ax.set_yticks(range(len(machines)), [f"{m['id']} ({m['verdict']})" for m in machines], fontsize=label_pt)
     for tick, m in zip(ax.get_yticklabels(), machines):
@@ -83,11 +82,9 @@ def draw(report: dict, path: Path) -> None:
             tick.set_fontweight("bold")
     ax.set_xticks(range(len(cases)), cases, rotation=60, ha="right", fontsize=8)
     ax.set_xlabel("case")
-    ax.set_title(f"{len(machines)} machines x {len(cases)} cases: throughput against the group median "
-                 "(grey: not timed or no results), x: fingerprint dissent", fontsize=10)
-    fig.colorbar(image, ax=ax, label="samples/s over the group median, minus 1 (clipped at ±50%)", shrink=0.6)
-    if len(xs):
-        ax.legend(loc="upper right", fontsize=8)
+    ax.set_title(f"{len(machines)} machines x {len(cases)} cases: throughput against the group's median\n"
+                 "(grey: not timed or no results; x: fingerprint differs from the group's majority)", fontsize=9)
+    fig.colorbar(image, ax=ax, label="samples/s / group median - 1", shrink=0.6)
     fig.savefig(path, dpi=100)
     plt.close(fig)
 

@@ -143,6 +143,12 @@ def test_missing_unfinished_and_nondeterministic_machines_are_named(tmp_path):
     assert "1 of" in reasons["node-partial"] and "cases missing" in reasons["node-partial"]
 
 
+def test_an_expected_machine_that_wrote_nothing_is_named(tmp_path):
+    (tmp_path / "nodes.txt").write_text("node-000\nnode-001\nnode-002\nnode-never\n")
+    code, report, _ = run(tmp_path, healthy(3), "--expect", str(tmp_path / "nodes.txt"))
+    assert code == 1 and verdicts(report) == {"node-never": "investigate"}
+
+
 def test_a_group_of_one_is_named_not_merged(tmp_path):
     docs = healthy(4)
     docs["odd"] = machine_doc("odd", gpu="NVIDIA H100 80GB HBM3")
