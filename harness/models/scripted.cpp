@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "amp/autocast_guard.h"
 #include "models/model.h"
 
 namespace ampbench {
@@ -50,6 +51,26 @@ std::string first_line(const std::exception& e) {
   const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
   const std::string what = c10_error ? c10_error->what_without_backtrace() : e.what();
   return what.substr(0, what.find('\n'));
+}
+
+// What PyTorch said, in one line: an op failing inside the TorchScript
+// interpreter comes wrapped ("The following operation failed ...", the
+// TorchScript traceback), with the op's own error as the last "...Error: "
+// line.
+std::string pytorch_message(const std::exception& e) {
+  const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
+  const std::string what = c10_error ? c10_error->what_without_backtrace() : e.what();
+  if (what.rfind("The following operation failed in the TorchScript interpreter", 0) != 0) return first_line(e);
+  std::string cause;
+  size_t start = 0;
+  while (start < what.size()) {
+    const size_t end = std::min(what.find('\n', start), what.size());
+    const std::string line = what.substr(start, end - start);
+    if (const size_t colon = line.find("Error: "); colon != std::string::npos && line.find(' ') > colon)
+      cause = line.substr(colon + 7);
+    start = end + 1;
+  }
+  return cause.empty() ? first_line(e) : cause;
 }
 
 // Far beyond any model's file; /proc/kcore (128 TiB) and the like are not one.
@@ -157,14 +178,38 @@ at::Tensor probe_labels(const ModelFamily& f, const ModelSizes& sizes, LossKind 
   return at::randint(0, sizes.classes, {out.size(0)});
 }
 
+at::Tensor probe_batch(const ModelFamily& f, const ModelSizes& sizes) {
+  std::vector<int64_t> shape = {2};
+  for (int64_t d : f.sample_shape(sizes)) shape.push_back(d);
+  return f.input == InputKind::kTokenIds ? at::randint(1, std::max(2, sizes.vocab), shape) : at::randn(shape);
+}
+
+// Each low precision once on the CPU, as a case trains in it: the model cast
+// (O2, O3) or autocast around the forward and the loss, then the backward.
+// What PyTorch refuses is recorded, not refused: those cases are skipped.
+void probe_precisions(ModelFamily& f, const ModelSizes& sizes, LossKind loss) {
+  for (Precision p : {Precision::kFp16, Precision::kBf16, Precision::kO2}) {
+    const PrecisionPolicy policy(p);
+    try {
+      Model m = build(f, c10::Device(c10::kCPU));
+      if (policy.model_dtype() != at::kFloat) cast_model(m, policy.model_dtype(), policy.keeps_batchnorm_fp32());
+      const amp::AutocastGuard autocast(c10::DeviceType::CPU, policy.autocast_dtype(),
+                                        policy.autocast_dtype().has_value());
+      const at::Tensor out = m.forward(probe_batch(f, sizes));
+      training_loss(out, probe_labels(f, sizes, loss, out), LossSettings{loss, 0}).backward();
+    } catch (const std::exception& e) {
+      f.cpu_unsupported[p] = pytorch_message(e);
+      if (p == Precision::kO2) f.cpu_unsupported[Precision::kO3] = f.cpu_unsupported[p];  // the same float16 model
+    }
+  }
+}
+
 // One forward on a batch of 2 and its backward, then the double backward the
 // gradient penalty takes; the first failure or wrong shape is refused, a
 // failing double backward only marks the family first-order.
 void probe(ModelFamily& f, const Model& m, const ModelSizes& sizes, LossKind loss) {
   const std::string& path = f.scripted->path;
-  std::vector<int64_t> shape = {2};
-  for (int64_t d : f.sample_shape(sizes)) shape.push_back(d);
-  const at::Tensor x = f.input == InputKind::kTokenIds ? at::randint(1, std::max(2, sizes.vocab), shape) : at::randn(shape);
+  const at::Tensor x = probe_batch(f, sizes);
   at::Tensor out;
   try {
     out = m.forward(x);
@@ -219,6 +264,7 @@ std::shared_ptr<const ModelFamily> load_scripted_family(const ScriptedOptions& o
   f->activations = [io](const ModelSizes&) { return io; };
   f->build = [](const ModelFamily& me, const ModelSizes&, const c10::Device& d) { return build(me, d); };
   probe(*f, probed, sizes, loss);
+  probe_precisions(*f, sizes, loss);
   return f;
 }
 

@@ -22,6 +22,12 @@ std::string skip_reason(const CaseSpec& spec) {
   if (spec.precision.cuda_only() && !cuda)
     return spec.precision.name() + " is CUDA tensor-core math; on " + device +
            " it would be IEEE fp32, identical to the baseline";
+  if (!cuda && spec.model) {
+    if (const auto it = spec.model->cpu_unsupported.find(spec.precision.precision());
+        it != spec.model->cpu_unsupported.end())
+      return "PyTorch cannot train " + spec.model->name + " in " + spec.precision.name() + " on " + device + ": " +
+             it->second;
+  }
   if (spec.precision.float32_math() == amp::Float32Math::kTf32) {
     if (std::string why = amp::tf32_disabled_reason(); !why.empty()) return why;
   }

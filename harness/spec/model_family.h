@@ -8,12 +8,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "core/precision.h"
 #include "spec/model_sizes.h"
 
 namespace c10 {
@@ -66,6 +68,11 @@ struct ModelFamily {
   // kernel), so that a second-order workload cannot run at any precision
   // ("": it has one).
   std::string first_order_only;
+  // Precisions PyTorch itself cannot train this model in on the CPU, with
+  // its message (a model given by file, probed once at load: an LSTM under
+  // float16 autocast fails inside oneDNN). Its CPU cases in them are skipped,
+  // as tf32 is on a CPU, not errors.
+  std::map<Precision, std::string> cpu_unsupported;
   // The "models" section's integer keys this family reads, besides batch
   // and classes (which every family reads), and where each one goes.
   std::vector<std::pair<std::string, int ModelSizes::*>> size_keys;

@@ -197,3 +197,30 @@ def test_a_trace_that_baked_in_float32_constants_is_left_out_where_it_diverges(t
     suite = json.loads(out.with_suffix(".suite.json").read_text())
     assert "fp16" not in suite["matrix"]["precisions"]
     assert "fp32" in suite["matrix"]["precisions"]
+
+
+@pytest.mark.skipif(not BINARY or not os.path.exists(BINARY), reason="AMPBENCH_BINARY names no built ampbench")
+def test_the_harness_skips_a_precision_pytorch_cannot_run_with_its_message(tmp_path, capsys):
+    """Asked for fp16 anyway (a suite written by hand), the harness probes the
+    model at load and skips its fp16 cases on the CPU with PyTorch's reason,
+    instead of erroring in every one."""
+    out = tmp_path / "lstm.pt"
+    rc, err = run(capsys, f"{HERE}:LstmClassifier", "--tokens", "12", "--vocab", "50", "--matrix", "quick",
+                  "--out", str(out))
+    assert rc == 0, err
+    suite_file = out.with_suffix(".suite.json")
+    suite = json.loads(suite_file.read_text())
+    suite["matrix"]["precisions"] = ["fp32", "fp16"]
+    suite["matrix"]["workloads"] = ["plain"]
+    suite["defaults"]["steps"] = 3
+    suite_file.write_text(json.dumps(suite))
+    results = tmp_path / "run"
+    p = subprocess.run([BINARY, "run", "--suite", str(suite_file), "--device", "cpu", "--no-report",
+                        "--no-throughput", "--out", str(results)], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    cases = {c["id"]: c for c in json.loads((results / "results.json").read_text())["cases"]}
+    fp16 = [c for i, c in cases.items() if "/fp16/" in i]
+    assert fp16 and all(c["status"] == "skipped" for c in fp16), fp16
+    assert all("PyTorch cannot train lstm in fp16 on cpu" in c["reason"] and "primitive descriptor" in c["reason"]
+               for c in fp16)
+    assert all(c["status"] == "pass" for i, c in cases.items() if "/fp32/" in i)
