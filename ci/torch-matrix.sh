@@ -30,7 +30,7 @@ for v in "${ends[@]}"; do
   built=$((SECONDS - start))
   "$build/ampbench" run "${RUN_ARGS[@]}" --overwrite --out "$OUT/torch-$v" >"$OUT/torch-$v.log" 2>&1
   rc=$?
-  summary="$(grep -E "conforming, .* not conforming" "$OUT/torch-$v.log" | tail -n 1)"
+  summary="$(grep -E "^verdicts: " "$OUT/torch-$v.log" | tail -n 1)"
   teeth="$(grep -E "^teeth:" "$OUT/torch-$v.log" | tail -n 1)"
   echo "torch $v: exit $rc (provision + build ${built}s, run $((SECONDS - start - built))s): $summary; $teeth"
   ((rc == 0)) || status=$((rc > status ? rc : status))

@@ -9,7 +9,6 @@ summary only chooses and links.
 from __future__ import annotations
 
 import math
-from collections import Counter
 
 from reference.python.results_file import Expect, Status
 
@@ -17,6 +16,7 @@ from .anchors import case_link
 from .blocks import Bullets, Text
 from .ceilings import utilisation
 from .runs import group_by, precision_key, speedup
+from .tally import tally, tally_phrase
 from .tables import DASH, make_table, fmt_percent, fmt_rate, fmt_ratio
 
 HEADLINE_WORKLOAD = "plain"   # the plain training loop: what "samples/s of a model" means
@@ -42,16 +42,15 @@ def verdict_blocks(run, compact: bool = False) -> list:
     compact: one line per run, for a comparison whose summary must leave
     room for the headline; the run's own section has the details."""
     bad = [c for c in run.cases if c.conforms is False]
-    counts = Counter(c.status for c in run.cases)
-    tally = ", ".join(f"{counts.get(s, 0)} {s}" for s in Status)
+    counts = tally_phrase(tally(run.cases))
     if bad:
         line = Text((f"{run.tag}: NOT CONFORMING: {len(bad)} of {len(run.cases)} cases do not conform "
                      f"to their expectation: ", *_joined(run, [c.id for c in bad]),
-                     f". ({tally})"), tone="bad")
+                     f". ({counts})"), tone="bad")
     elif not run.cases:
         line = Text(f"{run.tag}: no case has finished yet.", warning=True)
     else:
-        line = Text(f"{run.tag}: CONFORMING: every case that ran conforms to its expectation ({tally}).",
+        line = Text(f"{run.tag}: CONFORMING: every case that ran conforms to its expectation ({counts}).",
                     tone="ok")
     if compact:
         return [Text((line.text if isinstance(line.text, tuple) else (line.text,)) + (_teeth_short(run),),
@@ -65,12 +64,9 @@ def _ran_controls(run) -> list:
 
 
 def _teeth_short(run) -> str:
-    controls = _ran_controls(run)
-    if not controls:
-        return ""
-    caught = sum(1 for c in controls if c.status is Status.FAIL)
+    """The verdict line counts the controls already: only the margin is left."""
     margin = _teeth_margin(run)
-    return f" Controls: {caught} of {len(controls)} caught" + (f", teeth margin {margin:.3g}×." if margin else ".")
+    return f" Teeth margin {margin:.3g}×." if margin else ""
 
 
 def _teeth_margin(run):

@@ -6,8 +6,6 @@ tests all see the same text for the same JSON value.
 
 from __future__ import annotations
 
-from collections import Counter
-
 from reference.python.results_file import Expect, Status
 
 from . import gradients
@@ -15,6 +13,7 @@ from .blocks import Fold, Table
 from .ceilings import matmul_ceilings, utilisation
 from .anchors import case_anchor
 from .runs import ordered_unique, precision_key, speedup, verdict_text
+from .tally import tally, tally_phrase
 
 ENV_ROWS = ("host", "os", "cpu_model", "cpu_cores", "device", "gpu_name",
             "compute_capability", "driver", "cuda_runtime", "cudnn", "nccl",
@@ -119,8 +118,7 @@ def run_warnings(run) -> list:
 
 
 def verdict_summary(run) -> list:
-    counts = Counter(c.status for c in run.cases)
-    lines = [f"{len(run.cases)} cases: " + ", ".join(f"{counts.get(s, 0)} {s}" for s in Status)]
+    lines = [f"{len(run.cases)} cases: " + tally_phrase(tally(run.cases))]
     lines.append(negative_control_line(run.cases))
     reported = [c for c in run.cases
                 if c.expect is Expect.REPORT and c.status in (Status.PASS, Status.FAIL)]

@@ -26,7 +26,7 @@ run_config() {
   env ${threads:+OMP_NUM_THREADS=$threads} "$BIN" "${args[@]}" "$@" --out "$OUT/$name" >"$OUT/$name.log" 2>&1
   local rc=$?
   local totals teeth
-  totals=$(grep -E "conforming, .* not conforming" "$OUT/$name.log" | tail -n 1)
+  totals=$(grep -E "^verdicts: " "$OUT/$name.log" | tail -n 1)
   teeth=$(grep -E "^teeth:" "$OUT/$name.log" | tail -n 1)
   echo "$name: exit $rc: $totals"
   [[ -n "$teeth" ]] && echo "  $teeth"

@@ -44,7 +44,7 @@ check() {
     first_warning=$(grep -n -m 1 "^WARNING: fp32 is not IEEE" "$log" | cut -d: -f1)
     first_case=$(grep -n -m 1 "^\[ *1/" "$log" | cut -d: -f1)
     ((first_warning < first_case)) || fail "$name" "no WARNING before the first case"
-    grep -A 3 "conforming, .* not conforming" "$log" | grep -q "^WARNING: fp32 is not IEEE" \
+    grep -A 3 "^verdicts: " "$log" | grep -q "^WARNING: fp32 is not IEEE" \
       || fail "$name" "no WARNING in the final summary"
     local var="${1:-?}"; var="${var%%=*}"
     grep -q "^WARNING: .*${var}=" "$log" || fail "$name" "the WARNING does not name ${var}"

@@ -138,7 +138,7 @@ RunOutcome run_cases_here_and_in_ranks(const RunPlan& plan, const RunSettings& a
   if (done.size() < in_ranks.size()) {
     std::cerr << "ampbench run: error: " << in_ranks.size() - done.size() << " of " << in_ranks.size()
               << " ddp cases did not finish (see the ranks' logs in " << plan.out_dir << "/ddp-ranks)\n";
-    out.summary.nonconforming += static_cast<int>(in_ranks.size() - done.size());
+    out.summary.add_unfinished(static_cast<int>(in_ranks.size() - done.size()));
   }
   out.launch_exit = ranked.exit_code > 1 ? ranked.exit_code : 0;
   if (ranked.exit_code >= distributed::stopped_exit_code(1)) out.stopped = ranked.exit_code;
@@ -154,9 +154,7 @@ int report_run(const RunPlan& plan, const RunSettings& args, const ResultsWriter
   const ResultsFile written = parse_results(writer.document(), plan.final_results_path());
   std::cout << "\n";
   print_summary_table(std::cout, written);
-  std::cout << "\n"
-            << summary.passed << " conforming, " << summary.nonconforming << " not conforming, " << summary.skipped
-            << " skipped; negative controls caught: " << summary.controls_caught << " of " << summary.controls << "\n";
+  std::cout << "\nverdicts: " << summary.counts() << "\n";
   if (!summary.teeth().empty()) std::cout << summary.teeth() << "\n";
   print_fp32_warnings(std::cout, env);
   std::cout << "results: " << plan.final_results_path() << "\n";

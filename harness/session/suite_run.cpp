@@ -95,29 +95,36 @@ Verdict check_against_baseline(const CaseRecord& record, const CaseRecord& basel
 }  // namespace
 
 CaseTally tally_of(const CaseResult& r) {
-  return {r.id(), r.status, r.is_control(), r.conforms == true, r.max_ratio()};
+  return {r.id(), r.status, r.is_control(), r.record.spec.expect == Expect::kReport, r.conforms == true,
+          r.max_ratio()};
 }
 
 CaseTally tally_of(const ResultsCase& c) {
-  return {c.id, c.status, c.expect == Expect::kFail, c.conforms == true, c.max_ratio};
+  return {c.id, c.status, c.expect == Expect::kFail, c.expect == Expect::kReport, c.conforms == true, c.max_ratio};
 }
 
 void SuiteRunSummary::add(const CaseTally& c) {
   ++cases;
+  if (c.status != CaseStatus::kSkipped && !c.conforms) ++nonconforming;
+  const bool failed = c.status == CaseStatus::kFail;
   if (c.status == CaseStatus::kSkipped) {
     ++skipped;
-  } else if (c.conforms) {
-    ++passed;
-  } else {
-    ++nonconforming;
-  }
-  if (c.control && c.status != CaseStatus::kSkipped) {
+  } else if (c.status == CaseStatus::kError) {
+    ++errors;  // no verdict, whatever was expected
+  } else if (c.control) {
     ++controls;
-    if (c.status == CaseStatus::kFail) ++controls_caught;
+    if (failed) ++controls_caught;
+  } else if (c.reported) {
+    ++reported;
+    if (failed) ++reported_unpassed;
+  } else {
+    ++(failed ? correct_failed : correct_passed);
   }
-  if (!c.max_ratio) return;
-  const double ratio = *c.max_ratio;
-  if (!c.control && c.status == CaseStatus::kPass && ratio > worst_correct_ratio) {
+  if (c.max_ratio) add_ratio(c, *c.max_ratio);
+}
+
+void SuiteRunSummary::add_ratio(const CaseTally& c, double ratio) {
+  if (!c.control && !c.reported && c.status == CaseStatus::kPass && ratio > worst_correct_ratio) {
     worst_correct_ratio = ratio;
     worst_correct_id = c.id;
   }
@@ -129,6 +136,37 @@ void SuiteRunSummary::add(const CaseTally& c) {
       mildest_control_id = c.id;
     }
   }
+}
+
+void SuiteRunSummary::add_unfinished(int count) {
+  unfinished += count;
+  nonconforming += count;
+}
+
+namespace {
+
+std::string counted(int n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+}  // namespace
+
+std::string SuiteRunSummary::counts() const {
+  std::string out = counted(correct_passed, "correct case passed", "correct cases passed");
+  if (correct_failed > 0) out += ", " + std::to_string(correct_failed) + " FAILED";
+  if (controls > 0) {
+    out += "; " + std::to_string(controls_caught) + " of " +
+           counted(controls, "negative control", "negative controls") + " caught";
+    if (controls > controls_caught) out += ", " + std::to_string(controls - controls_caught) + " MISSED";
+  }
+  if (reported > 0) {
+    out += "; " + std::to_string(reported) + " reported only";
+    if (reported_unpassed > 0)
+      out += " (" + std::to_string(reported_unpassed) + " did not pass its check: shown, not required)";
+  }
+  if (errors > 0) out += "; " + counted(errors, "error", "errors");
+  if (unfinished > 0) out += "; " + std::to_string(unfinished) + " did not finish";
+  return out + "; " + std::to_string(skipped) + " skipped";
 }
 
 std::string SuiteRunSummary::teeth() const {

@@ -22,19 +22,28 @@ struct CaseTally {
   std::string id;
   CaseStatus status = CaseStatus::kError;
   bool control = false;
+  bool reported = false;  // a reported-only verdict (O3): shown, not required
   bool conforms = false;
   std::optional<double> max_ratio;  // none without a verdict
 };
 CaseTally tally_of(const CaseResult& result);
 CaseTally tally_of(const ResultsCase& read);  // a case read back (the ranks' results)
 
+// The cases counted by what was expected of them, as the report counts them
+// (reports/tally.py): a caught control's "fail" is the checker doing its job
+// and a reported-only verdict is not required, so neither is a failure.
 struct SuiteRunSummary {
   int cases = 0;
-  int passed = 0;           // conforming: pass as expected, or control caught
-  int nonconforming = 0;    // unexpected fail, uncaught control, or error
-  int skipped = 0;
+  int nonconforming = 0;    // unexpected fail, uncaught control, error, or unfinished
+  int correct_passed = 0;
+  int correct_failed = 0;
   int controls = 0;         // negative controls run
   int controls_caught = 0;
+  int reported = 0;         // reported-only cases run
+  int reported_unpassed = 0;
+  int errors = 0;
+  int skipped = 0;
+  int unfinished = 0;       // ddp cases whose ranks wrote no result
   // Teeth: how close the worst correct case came to its bound (max
   // distance/bound over its metrics) and how far beyond its bound the
   // mildest numerically caught control landed. Controls caught only by the
@@ -46,8 +55,16 @@ struct SuiteRunSummary {
   int controls_caught_by_audit = 0;
   bool ok() const { return nonconforming == 0; }
   void add(const CaseTally& c);
+  void add_unfinished(int count);
+  // "152 correct cases passed; 9 of 9 negative controls caught; 2 reported
+  // only; 0 skipped": a failure, a missed control or an error only when
+  // there is one. The report's verdict line says the same.
+  std::string counts() const;
   // "teeth: ..." (empty when nothing was compared).
   std::string teeth() const;
+
+ private:
+  void add_ratio(const CaseTally& c, double ratio);
 };
 
 // Cases selected by `filter`, plus the fp32 baselines they need. Two forms:

@@ -144,5 +144,51 @@ TEST(SummaryTable, O2AndO3SitBesideFp16AndAReportedVerdictIsNotRed) {
   EXPECT_EQ(text.find("FAIL"), std::string::npos) << text;
 }
 
+CaseTally tally(CaseStatus status, bool control = false, bool reported = false) {
+  // conforms as make_case_result decides it: a control conforms when caught,
+  // a reported-only case either way, an error never.
+  const bool conforms = status != CaseStatus::kError &&
+                        (reported || (control ? status == CaseStatus::kFail : status == CaseStatus::kPass));
+  return {"c", status, control, reported, conforms, std::nullopt};
+}
+
+TEST(SuiteRunSummary, ACleanRunCountsCaughtControlsAndReportedCasesWithoutAFail) {
+  SuiteRunSummary s;
+  for (int i = 0; i < 3; ++i) s.add(tally(CaseStatus::kPass));
+  s.add(tally(CaseStatus::kFail, /*control=*/true));
+  s.add(tally(CaseStatus::kFail, /*control=*/true));
+  s.add(tally(CaseStatus::kPass, false, /*reported=*/true));
+  s.add(tally(CaseStatus::kSkipped));
+  EXPECT_TRUE(s.ok());
+  EXPECT_EQ(s.counts(), "3 correct cases passed; 2 of 2 negative controls caught; 1 reported only; 1 skipped");
+}
+
+TEST(SuiteRunSummary, WhatWentWrongIsNamedByItsKind) {
+  SuiteRunSummary s;
+  s.add(tally(CaseStatus::kPass));
+  s.add(tally(CaseStatus::kFail));                           // a correct case failed
+  s.add(tally(CaseStatus::kFail, /*control=*/true));         // caught
+  s.add(tally(CaseStatus::kPass, /*control=*/true));         // missed
+  s.add(tally(CaseStatus::kFail, false, /*reported=*/true));  // shown, not required
+  s.add(tally(CaseStatus::kError, /*control=*/true));
+  s.add_unfinished(2);
+  EXPECT_EQ(s.nonconforming, 5) << "failed, missed, error and the two unfinished; not the reported one";
+  EXPECT_EQ(s.counts(),
+            "1 correct case passed, 1 FAILED; 1 of 2 negative controls caught, 1 MISSED; "
+            "1 reported only (1 did not pass its check: shown, not required); 1 error; 2 did not finish; 0 skipped");
+}
+
+TEST(SuiteRunSummary, ACaseReadBackCountsAsTheCaseItself) {
+  const nlohmann::json cases = {
+      {{"id", "plain/mlp/o3/sgd"}, {"precision", "o3"}, {"status", "fail"}, {"expect", "report"},
+       {"conforms", true}, {"throughput", nullptr}},
+      {{"id", "clip_norm+clip_before_unscale/mlp/fp16/sgd"}, {"precision", "fp16"}, {"status", "fail"},
+       {"expect", "fail"}, {"conforms", true}, {"throughput", nullptr}}};
+  SuiteRunSummary s;
+  for (const ResultsCase& c : read_cases(cases).cases) s.add(tally_of(c));
+  EXPECT_EQ(s.counts(), "0 correct cases passed; 1 of 1 negative control caught; 1 reported only (1 did not pass "
+                        "its check: shown, not required); 0 skipped");
+}
+
 }  // namespace
 }  // namespace ampbench

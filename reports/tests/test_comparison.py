@@ -115,7 +115,9 @@ def test_comparison_report_sorts_and_calls_out(tmp_path):
     assert summary.index("run2 against run1:") < summary.index("run1: CONFORMING")  # the comparison leads
     controls = [c for c in runs[0].cases if c.expect is Expect.FAIL]
     caught = sum(1 for c in controls if c.status is Status.FAIL)
-    assert f"Controls: {caught} of {len(controls)} caught, teeth margin" in summary  # one line per file
+    line = next(l for l in summary.splitlines() if "run1: CONFORMING" in l)  # one line per file
+    assert f"; {caught} of {len(controls)} negative controls caught; " in line and "Teeth margin" in line
+    assert "FAIL" not in line.upper().replace("NOT CONFORMING", "")  # caught controls are no failure
     assert "| model | precision | run1 samples/s | run2 samples/s | ratio run2/run1 (interval)" in summary
     table = md[md.index("### Per-case change, run2 against run1"):].split("\n\n")[2]
     cells = [line.split(" | ") for line in table.splitlines()[2:]]

@@ -75,6 +75,57 @@ def test_a_conforming_run_says_so_in_green(tmp_path):
     assert "| MFU |" not in render_markdown(blocks)  # no ceilings measured: no MFU column
 
 
+def verdict_line(md: str) -> str:
+    return summary_of(md).splitlines()[2]
+
+
+def with_reported_only(doc, status):
+    """An O3 case beside plain/mlp/fp16: its verdict shown, not required."""
+    fp16 = next(c for c in doc["cases"] if c["id"] == "plain/mlp/fp16/sgd")
+    doc["cases"].append(dict(fp16, id="plain/mlp/o3/sgd", precision="o3", expect="report", status=status,
+                             conforms=True))
+    return doc
+
+
+def test_a_green_verdict_counts_caught_controls_and_reported_cases_as_such(tmp_path):
+    """Caught controls and reported-only cases are no failure: the green line
+    names each kind and says "fail" nowhere."""
+    doc = with_reported_only(make_results(), "pass")
+    missed = next(c for c in doc["cases"] if c["expect"] == "fail" and c["status"] == "pass")
+    missed.update(status="fail", conforms=True)  # now both controls are caught
+    correct = [c for c in doc["cases"] if c["expect"] == "pass" and c["status"] == "pass"]
+    skipped = [c for c in doc["cases"] if c["status"] == "skipped"]
+    line = verdict_line(render_markdown(build_document(load_runs([write_results(tmp_path / "r.json", doc)]), [])))
+    assert line == (f"**run1: CONFORMING: every case that ran conforms to its expectation ({len(correct)} correct "
+                    f"cases passed; 2 of 2 negative controls caught; 1 reported only; {len(skipped)} skipped).**")
+    assert "fail" not in line.lower()
+
+
+def test_a_reported_case_that_did_not_pass_is_said_but_keeps_the_run_green(tmp_path):
+    doc = with_reported_only(make_results(negative_controls=False), "fail")
+    line = verdict_line(render_markdown(build_document(load_runs([write_results(tmp_path / "r.json", doc)]), [])))
+    assert line.startswith("**run1: CONFORMING: ")
+    assert "; 1 reported only (1 did not pass its check: shown, not required); " in line
+    assert "negative control" not in line  # none ran: nothing to count
+
+
+def test_a_red_verdict_counts_what_failed_by_kind(tmp_path):
+    """A failed correct case, a missed control and an error are each named
+    with their kind, beside the cases that did what was expected."""
+    doc = make_results()
+    correct = [c for c in doc["cases"] if c["expect"] == "pass" and c["status"] == "pass"]
+    correct[0].update(status="fail", conforms=False)
+    correct[1].update(status="error", conforms=False, reason="boom")
+    md = render_markdown(build_document(load_runs([write_results(tmp_path / "r.json", doc)]), []))
+    line = verdict_line(md)
+    assert line.startswith("**run1: NOT CONFORMING: 3 of ")
+    skipped = sum(1 for c in doc["cases"] if c["status"] == "skipped")
+    assert line.endswith(f"({len(correct) - 2} correct cases passed, 1 FAILED; 1 of 2 negative controls caught, "
+                         f"1 MISSED; 1 error; {skipped} skipped)**")
+    run_section = md[md.index("### Verdicts (run1)"):]
+    assert f"cases: {len(correct) - 2} correct cases passed, 1 FAILED; 1 of 2 negative controls" in run_section
+
+
 def headline(md: str) -> dict:
     lines = [l for l in summary_of(md).splitlines() if l.startswith("| ")]
     headers = [h.strip() for h in lines[0].strip("| ").split(" | ")]
