@@ -17,6 +17,17 @@ function(bad_input name code says)
   set_tests_properties(bad_input.${name} PROPERTIES FIXTURES_REQUIRED hostile_inputs TIMEOUT 60 LABELS unit)
 endfunction()
 
+# bad_input_untouched(NAME DIR CODE SAYS ARGS...): as bad_input, and the
+# folder DIR (of the hostile inputs) is left exactly as it was: the same
+# entries, bytes and times (harness/cli/untouched.sh).
+function(bad_input_untouched name dir code says)
+  string(REPLACE "@H@" "${hostile_dir}" args "${ARGN}")
+  add_test(NAME bad_input.${name}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/untouched.sh ${hostile_dir}/${dir}
+                   ${PROJECT_SOURCE_DIR}/ci/expect-exit.sh ${code} --says "${says}" $<TARGET_FILE:ampbench> ${args})
+  set_tests_properties(bad_input.${name} PROPERTIES FIXTURES_REQUIRED hostile_inputs TIMEOUT 60 LABELS unit)
+endfunction()
+
 # Unreadable JSON: every reader refuses it with the file named, no crash.
 bad_input(list_device 2 "/dev/zero: not a regular file" list --suite /dev/zero)
 bad_input(list_deep_array 2 "deep-array.json: nested deeper than 64 levels" list --suite @H@/deep-array.json)
@@ -71,7 +82,10 @@ bad_input(out_not_empty 2 "is not empty (a previous run?)" run --suite @H@/valid
 bad_input(gate_markdown_device 2 "exists and is not a regular file" gate --current @H@/results-a.json --baseline @H@/results-a.json --markdown /dev/null)
 
 # Never overwrite what ampbench did not write, nor an input, nor another output.
-bad_input(overwrite_user_folder 2 "holds files ampbench did not write" run --suite @H@/valid-suite.json --out @H@/user-folder --overwrite --no-report)
+bad_input_untouched(overwrite_user_folder user-folder 2 "holds files ampbench did not write" run --suite @H@/valid-suite.json --out @H@/user-folder --overwrite --no-report)
+# --dump follows --out's rule: a folder of the user's is refused, with or without --overwrite.
+bad_input_untouched(dump_user_folder user-dump-folder 2 "--dump ${hostile_dir}/user-dump-folder: is not empty" run --suite @H@/valid-suite.json --out @H@/out-dump-user --dump @H@/user-dump-folder --no-report)
+bad_input_untouched(dump_user_folder_overwrite user-dump-folder-overwrite 2 "--dump ${hostile_dir}/user-dump-folder-overwrite: holds files ampbench did not write" run --suite @H@/valid-suite.json --out @H@/out-dump-user-overwrite --dump @H@/user-dump-folder-overwrite --overwrite --no-report)
 bad_input(junit_is_the_results 2 "is the same file as --junit" run --suite @H@/valid-suite.json --out @H@/out-same --junit @H@/out-same/results.json --no-report)
 bad_input(junit_is_the_suite 2 "is the same file as --suite" run --suite @H@/junit-target-suite.json --junit @H@/junit-target-suite.json --out @H@/out-junit-suite --no-report)
 bad_input(dump_inside_out 2 "which --out writes" run --suite @H@/valid-suite.json --out @H@/out-dump-inside --dump @H@/out-dump-inside/dump --no-report)
@@ -113,6 +127,12 @@ bad_input(autocast_ops_expected_not_a_table 2 "not an autocast policy table" aut
 bad_input(model_not_torchscript 2 "model-not-torchscript.pt: not a TorchScript file" run --suite @H@/suite-model-not-torchscript.json --no-report --out @H@/out-model)
 bad_input(model_missing 2 "no-such-model.pt: no such file" list --suite @H@/suite-model-missing.json)
 bad_input(model_wrong_input 2 "forward fails on a batch of 2 of the described inputs" list --suite @H@/suite-model-wrong-input.json)
+
+# A dump ampbench wrote: refused again without --overwrite (as --out), reused
+# with it.
+add_test(NAME cli.dump_rerun_follows_the_out_rule
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/dump_rerun_test.sh $<TARGET_FILE:ampbench> ${hostile_dir})
+set_tests_properties(cli.dump_rerun_follows_the_out_rule PROPERTIES FIXTURES_REQUIRED hostile_inputs TIMEOUT 120 LABELS unit)
 
 # Replacing a baseline moves the old one aside and removes it: twice in a row
 # must work (the removal once crashed the libtorch-linked binary).

@@ -22,7 +22,8 @@ void add_run_command(CLI::App& app, Action& selected) {
   sub->add_option("--filter", args->filter, "Only these cases (plus their fp32 baselines): fields like workload=clip,precision=fp16,model=mlp, or a regex on the case id");
   sub->add_option("--junit", args->junit, "Also write the conformance verdicts as JUnit XML to this file");
   sub->add_option("--dump", args->dump_dir,
-                  "Dump each case's initial state, batches, trajectory and final state (torch.load-able) to DIR");
+                  "Dump each case's initial state, batches, trajectory and final state (torch.load-able) to DIR "
+                  "(a new or empty folder, as --out; with --overwrite, one a previous --dump wrote)");
   sub->add_flag("--no-throughput", args->no_throughput, "Skip throughput measurement");
   sub->add_option("--nproc", args->nproc,
                   "Start this many local ranks (DDP over Gloo/NCCL; logs in OUT/rank<N>.log, results from rank 0)")

@@ -9,6 +9,7 @@ harness/cli/bad_input_tests.cmake names each file with the exit code and the
 message it must get.
 """
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -110,6 +111,12 @@ def write_overwrite_targets(out, results):
     (user / "report").mkdir(parents=True, exist_ok=True)
     (user / "notes.txt").write_text("the user's own notes\n")
     (user / "report" / "draft.md").write_text("the user's own draft\n")
+    for name in ("user-dump-folder", "user-dump-folder-overwrite"):
+        # Made afresh: a marker a regression left behind would let --overwrite in.
+        shutil.rmtree(out / name, ignore_errors=True)
+        (out / name / "case-notes").mkdir(parents=True)
+        (out / name / "case-notes" / "case.json").write_text('{"the user\'s": "own case"}\n')
+        (out / name / "notes.txt").write_text("the user's own notes\n")
     (out / "junit-target-suite.json").write_text(json.dumps(BASE, indent=1))
     (out / "results-markdown-target.json").write_text(json.dumps(results))
 

@@ -63,7 +63,7 @@ void check_output_file(const std::string& flag, const std::string& path) {
   if (::access(base.c_str(), W_OK) != 0) refuse(flag, path, "cannot create it: " + base.string() + " is not writable");
 }
 
-void prepare_output_dir(const std::string& flag, const std::string& path, bool refuse_non_empty) {
+void check_output_dir(const std::string& flag, const std::string& path, bool refuse_non_empty) {
   if (path.empty()) refuse(flag, "''", "empty path");
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
@@ -72,6 +72,11 @@ void prepare_output_dir(const std::string& flag, const std::string& path, bool r
     refuse(flag, path,
            "is not empty (a previous run?); choose a new folder, or pass --overwrite to replace that run's "
            "results");
+}
+
+void prepare_output_dir(const std::string& flag, const std::string& path, bool refuse_non_empty) {
+  check_output_dir(flag, path, refuse_non_empty);
+  std::error_code ec;
   fs::create_directories(path, ec);
   if (ec) refuse(flag, path, "cannot create it: " + ec.message());
   if (::access(path.c_str(), W_OK) != 0) refuse(flag, path, "is not writable");
@@ -91,11 +96,11 @@ void check_replaceable(const std::string& flag, const std::string& dir) {
              " marker, no ampbench results.json): --overwrite replaces only a previous run; choose another folder");
 }
 
-void mark_run_dir(const std::string& dir, const std::string& command) {
+void mark_run_dir(const std::string& dir, const std::string& command, const std::string& flag) {
   const fs::path marker = fs::path(dir) / kRunMarker;
   std::ofstream out(marker, std::ios::trunc);
   out << "Written by `ampbench " << command << "`: --overwrite may replace the run in this folder.\n";
-  if (!out) refuse("--out", dir, "cannot write " + marker.string());
+  if (!out) refuse(flag, dir, "cannot write " + marker.string());
 }
 
 namespace {

@@ -20,6 +20,10 @@ void check_output_file(const std::string& flag, const std::string& path);
 // before any work). When `refuse_non_empty`, an existing folder holding
 // anything is refused: a rerun must not silently replace a previous run.
 void prepare_output_dir(const std::string& flag, const std::string& path, bool refuse_non_empty);
+// The refusals of prepare_output_dir without creating anything: a command
+// with several output folders checks them all before it creates the first,
+// so a refused one leaves no trace of the others.
+void check_output_dir(const std::string& flag, const std::string& path, bool refuse_non_empty);
 
 // --overwrite may replace only what ampbench wrote: a folder holding files
 // is accepted when it carries the marker mark_run_dir leaves (or, from
@@ -27,7 +31,7 @@ void prepare_output_dir(const std::string& flag, const std::string& path, bool r
 // std::invalid_argument naming the folder otherwise.
 inline constexpr const char* kRunMarker = ".ampbench-run";
 void check_replaceable(const std::string& flag, const std::string& dir);
-void mark_run_dir(const std::string& dir, const std::string& command);
+void mark_run_dir(const std::string& dir, const std::string& command, const std::string& flag = "--out");
 
 // One path a command reads or writes, with the flag that named it.
 struct PathUse {

@@ -60,11 +60,18 @@ void check_outputs(const RunSettings& args, const std::string& suite_path, const
     io::check_distinct_paths({{"--out", out_dir}}, {}, {{"--dump", args.dump_dir}});
     io::check_distinct_paths({{"--dump", args.dump_dir}}, {}, replaced);
   }
+  // --dump follows --out's rule: a new or empty folder, or with --overwrite
+  // one a previous run dumped into (its marker); never a folder of the user's.
+  const bool dump = !args.dump_dir.empty();
   if (args.overwrite) io::check_replaceable("--out", out_dir);
+  if (args.overwrite && dump) io::check_replaceable("--dump", args.dump_dir);
   if (!args.junit.empty()) io::check_output_file("--junit", args.junit);
+  io::check_output_dir("--out", out_dir, !args.overwrite);
+  if (dump) io::check_output_dir("--dump", args.dump_dir, !args.overwrite);
   io::prepare_output_dir("--out", out_dir, !args.overwrite);
-  if (!args.dump_dir.empty()) io::prepare_output_dir("--dump", args.dump_dir, false);
+  if (dump) io::prepare_output_dir("--dump", args.dump_dir, !args.overwrite);
   io::mark_run_dir(out_dir, "run");
+  if (dump) io::mark_run_dir(args.dump_dir, "run --dump", "--dump");
   if (args.overwrite) io::prepare_staging_dir(out_dir);
 }
 
