@@ -45,6 +45,22 @@ TEST(OutputPath, NonEmptyOutIsRefusedUnlessOverwriting) {
   EXPECT_NO_THROW(prepare_output_dir("--out", dir.string(), false));
 }
 
+TEST(OutputPath, CheckingAnOutputFolderCreatesNothing) {
+  // run checks --out and --dump before creating either: a refused --dump
+  // must not leave an empty --out behind.
+  const fs::path dir = fresh_dir("check-only");
+  EXPECT_NO_THROW(check_output_dir("--out", (dir / "sub").string(), true));
+  EXPECT_FALSE(fs::exists(dir));
+  fs::create_directories(dir);
+  std::ofstream(dir / "notes.txt") << "the user's";
+  try {
+    check_output_dir("--dump", dir.string(), true);
+    FAIL() << "a non-empty --dump was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--dump " + dir.string() + ": is not empty", 0), 0u) << e.what();
+  }
+}
+
 std::string read(const fs::path& path) {
   std::ifstream in(path);
   return std::string(std::istreambuf_iterator<char>(in), {});
