@@ -1,7 +1,7 @@
 // The blocks of a suite file, each read and range-checked on its own:
 // training settings (defaults and per case), scaler, model sizes,
-// tolerances and envelope, throughput, engagement, gate. suite.cpp puts them
-// together into cases.
+// tolerances and envelope, throughput, engagement, gate. case_reader.cpp and
+// suite.cpp put them together into cases.
 #pragma once
 
 #include <array>

@@ -24,12 +24,9 @@ import argparse
 import json
 import math
 import os
-import platform
 import re
 import resource
-import socket
 import statistics
-import subprocess
 import sys
 import time
 from datetime import datetime, timezone
@@ -39,10 +36,11 @@ import torch
 
 from . import canonical
 from . import models as M
+from .bench_env import environment
 from .fp32_math import ieee_fp32
 from .results_file import SCHEMA_NAME, SCHEMA_VERSION, Expect, Status
 from .spec import CUDA_ONLY_PRECISIONS, NOT_RUN_REASON, Spec
-from .suite import REPO_ROOT, SuiteError, load_suite, with_optimizer_impl
+from .suite import SuiteError, load_suite, with_optimizer_impl
 from .workloads import STEPS, TrainingState, apply_lr_schedule
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
@@ -188,77 +186,6 @@ def timed_seconds(device: torch.device, steps: int, one_step) -> float:
     for _ in range(steps):
         one_step()
     return time.perf_counter() - began
-
-
-# --- environment (harness/env/env_fingerprint.cpp to_json) -------------------
-
-def _capture(cmd: list[str]) -> str:
-    try:
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return ""
-
-
-def _build_switch_on(config: str, key: str) -> bool:
-    pos = config.find(key + "=")
-    if pos < 0:
-        return False
-    value = config[pos + len(key) + 1:pos + len(key) + 4]
-    return value.startswith("ON") or value.startswith("1")
-
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name") and ":" in line:
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "none"
-
-
-def environment() -> dict:
-    config = torch.__config__.show()
-    gloo, nccl = _build_switch_on(config, "USE_GLOO"), _build_switch_on(config, "USE_NCCL")
-    u = os.uname()
-    env = {
-        "host": socket.gethostname() or "none",
-        "os": f"{u.sysname} {u.release} {u.machine}",
-        "cpu_model": _cpu_model(),
-        "cpu_cores": os.cpu_count() or 0,
-        "device": "cpu", "gpu_name": "none", "gpu_count": 0, "compute_capability": "none",
-        "driver": "none", "cuda_runtime": "none", "cudnn": "none", "nccl": "none",
-        "libtorch_version": torch.__version__.split("+")[0],
-        "torch_build": {"cuda": _build_switch_on(config, "USE_CUDA"),
-                        "distributed": gloo or nccl or _build_switch_on(config, "USE_DISTRIBUTED"),
-                        "gloo": gloo, "nccl": nccl},
-        "compiler": f"{platform.python_implementation()} {platform.python_version()}",
-        "git_commit": "none", "git_dirty": False,
-        "implementation": "python",
-        "python_version": platform.python_version(),
-        "torch_num_threads": torch.get_num_threads(),
-    }
-    if torch.cuda.is_available():
-        major, minor = torch.cuda.get_device_capability(0)
-        env.update({"device": "cuda", "gpu_count": torch.cuda.device_count(),
-                    "gpu_name": torch.cuda.get_device_name(0), "compute_capability": f"{major}.{minor}",
-                    "cuda_runtime": torch.version.cuda or "none"})
-        v = torch.backends.cudnn.version()
-        if v:
-            env["cudnn"] = f"{v // 10000}.{v % 10000 // 100}.{v % 100}"
-        try:
-            env["nccl"] = ".".join(str(x) for x in torch.cuda.nccl.version())
-        except Exception:  # noqa: BLE001
-            pass
-        smi = _capture(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader", "-i", "0"])
-        if smi:
-            env["driver"] = smi
-    commit = _capture(["git", "-C", str(REPO_ROOT), "rev-parse", "--verify", "-q", "HEAD"])
-    if commit:
-        env["git_commit"] = commit
-        env["git_dirty"] = bool(_capture(["git", "-C", str(REPO_ROOT), "status", "--porcelain",
-                                          "--untracked-files=no"]))
-    return env
 
 
 def skip_reason(spec: Spec) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 WORKLOADS = ("plain", "clip_norm", "clip_value", "accumulation", "penalty", "multi")
-# Negative controls: each one known AMP mistake (harness/suite/suite.cpp).
+# Negative controls: each one known AMP mistake (harness/spec/control.h).
 VARIANTS = {
     "plain": ("correct", "no_scaler", "fresh_scaler_each_step", "resume_without_scaler_state"),
     "clip_norm": ("correct", "clip_before_unscale"),
