@@ -7,6 +7,7 @@
 #include "cli/command.h"
 #include "cli/finite_range.h"
 #include "cli/integer_range.h"
+#include "runner/determinism.h"
 #include "session/run_session.h"
 
 namespace ampbench::cli {
@@ -45,6 +46,15 @@ void add_run_command(CLI::App& app, Action& selected) {
   sub->add_option("--inject-slowdown", args->inject_slowdown,
                   "Debug: add busy work equal to this fraction of each timed step (gate calibration)")
       ->check(FiniteRange(0.0, 10.0))
+      ->group("Debug");
+  sub->add_flag("--deterministic", args->deterministic,
+                "Deterministic algorithms, " + std::to_string(kDeterministicThreads) +
+                    " intra-op thread(s), fixed cuBLAS workspace; record a hash of each case's loss trajectory, final "
+                    "parameters and optimizer state (fleet qualification: docs/fleet.md)");
+  sub->add_option("--inject-bitflip", args->inject_bitflip_step,
+                  "Test only: at this optimizer step, flip the lowest mantissa bit of the first parameter's gradient "
+                  "in every case (silent data corruption for the fleet report to find)")
+      ->transform(IntegerRange(0, 1000000))
       ->group("Debug");
   sub->add_option("--ceilings", args->ceilings_file,
                   "Embed these measured ceilings (JSON, as `ampbench qualify` writes) in the env block and report "

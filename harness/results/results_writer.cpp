@@ -123,6 +123,14 @@ json verdict_to_json(const Verdict& v) {
   };
 }
 
+json fingerprint_to_json(const CaseFingerprint& f) {
+  return {{"algorithm", "fnv1a64"},
+          {"hash", f.combined},
+          {"loss", f.loss},
+          {"final_params", f.final_params},
+          {"optimizer_state", f.optimizer_state}};
+}
+
 template <typename T>
 json optional_json(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
@@ -195,6 +203,9 @@ json case_to_json(const CaseResult& result) {
       {"gate", s.gate_min_effect ? json{{"min_effect", *s.gate_min_effect}} : json(nullptr)},
       {"attention_backend", r.attention_backend.empty() ? json(nullptr) : json(r.attention_backend)},
   });
+  // Only under --deterministic: absent, a reader cannot mistake "not asked"
+  // for "asked and empty".
+  if (r.fingerprint && r.status == RunStatus::kRan) j["fingerprint"] = fingerprint_to_json(*r.fingerprint);
   return j;
 }
 

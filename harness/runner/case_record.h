@@ -46,6 +46,15 @@ struct GradHealthTrace {
 
 enum class RunStatus { kRan, kSkipped, kError };
 
+// Hashes (16 hex digits each) of what a deterministic run produced
+// (runner/determinism.h): machines of one kind must agree on every one.
+struct CaseFingerprint {
+  std::string loss;             // the loss trajectory, as recorded (double)
+  std::string final_params;     // the flattened final parameters (float32)
+  std::string optimizer_state;  // the flattened optimizer state (float32)
+  std::string combined;         // of the three
+};
+
 // What one perturbed fp32 replica of a baseline produced (spec.perturbation):
 // the raw material of the equivalence envelope (check/envelope.h).
 struct ReplicaRecord {
@@ -117,6 +126,9 @@ struct CaseRecord {
   // Attention models: the scaled_dot_product_attention kernel the recorded
   // run's forward picked ("flash", "memory_efficient", "cudnn", "math").
   std::string attention_backend;
+  // --deterministic: the hashes of this run (none otherwise, and for cases
+  // that did not run).
+  std::optional<CaseFingerprint> fingerprint;
   double wall_seconds = 0;
 };
 

@@ -22,6 +22,8 @@
 #include "core/distance.h"
 #include "data/synthetic_data.h"
 #include "distributed/rank_agreement.h"
+#include "runner/bitflip.h"
+#include "runner/determinism.h"
 #include "runner/scaling.h"
 #include "runner/case_dump.h"
 #include "runner/checkpoint.h"
@@ -119,9 +121,9 @@ std::unique_ptr<TrainingState> resumed(std::unique_ptr<TrainingState> state, con
 }
 
 // The conformance run: fresh weights, spec.steps optimizer steps; optionally
-// dumped for the Python reference.
+// dumped for the Python reference, optionally corrupted at `bitflip_step`.
 void train_recorded(const CaseSpec& spec, const c10::Device& device, distributed::Context* context,
-                    CaseRecord& rec, const std::string& dump_dir = "") {
+                    CaseRecord& rec, const std::string& dump_dir = "", int bitflip_step = -1) {
   std::unique_ptr<TrainingState> state = make_training_state(spec, device, context);
   state->record_engagement = true;
   const Workload& workload = find_workload(spec.workload->name());
@@ -146,7 +148,11 @@ void train_recorded(const CaseSpec& spec, const c10::Device& device, distributed
     const std::vector<Batch> batches = micro_batches(data, workload.micro_batches(spec), cursor, false);
     if (dump) dump->batches.insert(dump->batches.end(), batches.begin(), batches.end());
     state->optimizer_skipped.assign(state->optimizers.size(), false);
+    std::optional<GradientBitflip> bitflip;
+    // The module's own tensor, in the graph (O2/O3: not the float32 master).
+    if (step == bitflip_step) bitflip.emplace(state->models.front().parameters().front());
     const StepOutcome outcome = workload.step(*state, batches);
+    bitflip.reset();
     losses.push_back(outcome.loss.to(at::kFloat));
     rec.skipped.push_back(outcome.skipped);
     rec.optimizer_skipped.push_back(state->optimizer_skipped);
@@ -348,7 +354,8 @@ CaseRecord Runner::run(const CaseSpec& spec) const {
     const c10::Device device(cuda ? c10::kCUDA : c10::kCPU, cuda ? static_cast<c10::DeviceIndex>(spec.device_index) : -1);
     const Workload& workload = find_workload(spec.workload->name());
     distributed::Context* context = workload.collective() ? &this->context() : nullptr;
-    train_recorded(spec, device, context, rec, options_.dump_dir);
+    train_recorded(spec, device, context, rec, options_.dump_dir, options_.inject_bitflip_step);
+    if (options_.fingerprint) rec.fingerprint = fingerprint_of(rec.loss, rec.final_params, rec.optimizer_state);
     if (has_unabsorbed_nonfinite(rec)) rec.nonfinite = diagnose_nonfinite(spec, device, context);
     if (spec.resume_at >= 0) {
       CaseSpec straight = spec;

@@ -25,6 +25,11 @@ struct RunOptions {
   // Debug: extra busy work after each timed step, as a fraction of that
   // step's own time (calibrates the gate's slowdown detection).
   double inject_slowdown = 0.0;
+  // --deterministic: record each case's fingerprint (runner/determinism.h).
+  bool fingerprint = false;
+  // Test only, -1 = off: at this step of every recorded run, flip one low
+  // mantissa bit of the first parameter's gradient (runner/bitflip.h).
+  int inject_bitflip_step = -1;
   // When set, every conformance run is dumped here for reference/python.
   std::string dump_dir;
   // Multi-rank runs (ddp): the cases this rank leaves to rank 0 (recorded as

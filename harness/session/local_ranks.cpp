@@ -79,6 +79,11 @@ RankRunResult run_in_local_ranks(const std::vector<CaseSpec>& cases, const RankR
     launch.args.push_back(std::to_string(*settings.seed));
   }
   if (settings.no_mkldnn) launch.args.push_back("--no-mkldnn");
+  if (settings.deterministic) launch.args.push_back("--deterministic");
+  if (settings.inject_bitflip_step >= 0) {
+    launch.args.push_back("--inject-bitflip");
+    launch.args.push_back(std::to_string(settings.inject_bitflip_step));
+  }
   std::cout << "\n" << cases.size() << " ddp cases need " << nproc << " ranks: launching them\n" << std::flush;
   RankRunResult result;
   result.exit_code = distributed::launch_local_ranks(launch);

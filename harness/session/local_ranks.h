@@ -29,6 +29,8 @@ struct RankRunSettings {
   std::string dump_dir;
   std::optional<std::uint64_t> seed;  // --seed
   bool no_mkldnn = false;             // --no-mkldnn
+  bool deterministic = false;         // --deterministic
+  int inject_bitflip_step = -1;       // --inject-bitflip
 };
 
 struct RankRunResult {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "env/env_fingerprint.h"
 #include "io/output_path.h"
 #include "results/run_junit.h"
+#include "runner/determinism.h"
 #include "session/exit_codes.h"
 #include "session/local_ranks.h"
 #include "session/run_plan.h"
@@ -38,6 +40,22 @@ DeviceKind resolve_device(const std::string& requested) {
 }
 
 namespace {
+
+// Who this machine is in a fleet (reports/fleet.py): AMPBENCH_MACHINE_ID
+// when set (a scheduler's node or pod name, or simulated machines sharing
+// one host), else the host name.
+std::string machine_id(const std::string& host) {
+  const char* id = std::getenv("AMPBENCH_MACHINE_ID");
+  return id != nullptr && *id != '\0' ? std::string(id) : host;
+}
+
+nlohmann::json determinism_json(const std::optional<DeterminismSettings>& d) {
+  if (!d) return false;
+  return {{"algorithms", true},
+          {"intra_op_threads", d->intra_op_threads},
+          {"cublas_workspace_config", d->cublas_workspace_config.empty() ? nlohmann::json(nullptr)
+                                                                         : nlohmann::json(d->cublas_workspace_config)}};
+}
 
 // c10d's messages carry a C++ backtrace after the first line.
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
@@ -128,7 +146,8 @@ RunOutcome run_cases_here_and_in_ranks(const RunPlan& plan, const RunSettings& a
   if (in_ranks.empty()) return out;
   const RankRunResult ranked = run_in_local_ranks(
       in_ranks, {plan.suite.path, plan.device, plan.out_dir + "/ddp-ranks", args.rank_timeout, args.no_throughput,
-                 args.inject_slowdown, args.dump_dir, args.seed, args.no_mkldnn});
+                 args.inject_slowdown, args.dump_dir, args.seed, args.no_mkldnn, args.deterministic,
+                 args.inject_bitflip_step});
   // Each case as rank 0 wrote it, checked by the one reader on the way in.
   const std::vector<ResultsCase>& done = ranked.rank0.cases;
   for (std::size_t i = 0; i < done.size(); ++i) {
@@ -198,9 +217,14 @@ int run_session(const RunSettings& args) {
     const int code = distributed::launch_local_ranks({args.nproc, args.rank_timeout, plan.out_dir, {}});
     return plan.staged ? finish_staged_run(plan.final_out, code) : code;
   }
+  // Before any CUDA work: cuBLAS reads its workspace setting once.
+  std::optional<DeterminismSettings> determinism;
+  if (args.deterministic) determinism = enable_determinism(plan.device == DeviceKind::kCuda);
   RunOptions options;
   options.measure_throughput = !args.no_throughput;
   options.inject_slowdown = args.inject_slowdown;
+  options.fingerprint = args.deterministic;
+  options.inject_bitflip_step = args.inject_bitflip_step;
   options.dump_dir = args.dump_dir;
   // Destroyed after the Runner (and so every case's Reducer): the process
   // group (NCCL) is shut down inside main(), not at static destruction.
@@ -221,6 +245,9 @@ int run_session(const RunSettings& args) {
     env = to_json(probe_environment());
     if (!args.ceilings_file.empty()) env["ceilings"] = read_ceilings(args.ceilings_file);
     env["mkldnn_enabled"] = at::globalContext().userEnabledMkldnn();
+    env["machine_id"] = machine_id(env.value("host", std::string("none")));
+    env["deterministic"] = determinism_json(determinism);
+    if (args.inject_bitflip_step >= 0) env["injected_bitflip_step"] = args.inject_bitflip_step;
     writer = std::make_unique<ResultsWriter>(plan.results_path(), plan.suite.name, plan.suite.path, env);
   } catch (const std::exception& e) {
     std::cerr << "ampbench run: error: " << e.what() << "\n";

@@ -23,6 +23,9 @@ struct RunSettings {
   bool no_throughput = false;
   bool no_report = false;
   double inject_slowdown = 0.0;
+  // Pin determinism and record each case's fingerprint (runner/determinism.h).
+  bool deterministic = false;
+  int inject_bitflip_step = -1;  // test only (runner/bitflip.h); -1 = off
   std::string dump_dir;
   int nproc = 0;            // > 0: launch this many local ranks
   int rank_timeout = 120;   // seconds a rank may go without finishing a case

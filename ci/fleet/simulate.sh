@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# A simulated fleet on one host: MACHINES runs of `ampbench run
+# --deterministic`, one process and one results folder each, each with its
+# own AMPBENCH_MACHINE_ID, then `python -m reports.fleet` over them. Faults
+# are injected on chosen machines, so the report's verdicts can be checked
+# against what was done (ci/fleet/simulate-test.sh).
+#
+#   ci/fleet/simulate.sh AMPBENCH PYTHON OUT [RUN-ARGS...]
+#
+# Environment: MACHINES (16), SLOW (machine index given --inject-slowdown
+# SLOWDOWN, default 1.0 = half speed; "" for none), BITFLIP (machine index
+# given --inject-bitflip BITFLIP_STEP, default step 2; "" for none),
+# SUITE (ci/fleet/fleet-sim.json: 3 small mlp cases), FILTER (all of them),
+# FLEET_ARGS (to reports.fleet).
+# The machines run one after another so that each is timed alone: 2 cores
+# shared by concurrent runs would make every machine an outlier.
+set -euo pipefail
+AMPBENCH="$1" PYTHON="$2" OUT="$3"
+shift 3
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+MACHINES="${MACHINES:-16}" SLOW="${SLOW-3}" BITFLIP="${BITFLIP-9}"
+SUITE="${SUITE:-$ROOT/ci/fleet/fleet-sim.json}" FILTER="${FILTER:-.}"
+mkdir -p "$OUT/machines"
+for ((i = 0; i < MACHINES; i++)); do
+  id="$(printf 'sim-%02d' "$i")"
+  fault=()
+  [[ "$i" == "$SLOW" ]] && fault=(--inject-slowdown "${SLOWDOWN:-1.0}")
+  [[ "$i" == "$BITFLIP" ]] && fault=(--inject-bitflip "${BITFLIP_STEP:-2}")
+  # Exit 1 (a case not conforming) is the report's to name; other codes
+  # are the run's own failure.
+  rc=0
+  AMPBENCH_MACHINE_ID="$id" OMP_NUM_THREADS=1 "$AMPBENCH" run --suite "$SUITE" --device cpu --deterministic \
+    --filter "$FILTER" --no-report --overwrite --out "$OUT/machines/$id" "${fault[@]}" "$@" \
+    > "$OUT/machines/$id.log" 2>&1 || rc=$?
+  [[ "$rc" -le 1 ]] || { echo "simulate: $id: ampbench run exited $rc (log: $OUT/machines/$id.log)" >&2; exit "$rc"; }
+  echo "simulate: $id done${fault[*]:+ (${fault[*]})}"
+done
+# The logs sit beside the folders, not in them: the report reads folders only.
+mkdir -p "$OUT/logs" && mv "$OUT"/machines/*.log "$OUT/logs/"
+rc=0
+# shellcheck disable=SC2086  # FLEET_ARGS is a list of flags
+(cd "$ROOT" && "$PYTHON" -m reports.fleet "$OUT/machines" --out "$OUT/report" ${FLEET_ARGS:-}) || rc=$?
+exit "$rc"
