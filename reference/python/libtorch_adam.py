@@ -10,7 +10,7 @@ whose BatchNorm removes such elements' effect (ResNet's convolutions that
 only ever see a constant) amplifies that past every tolerance in fp16
 within ten steps.  So the oracle replays the loop cases with LibTorch's
 rounding (this class), and the foreach and fused cases, which are
-ampbench's own code, with torch.optim's (workloads.make_optimizer).  That
+ampbench's own code, with torch.optim's (training_state.make_optimizer).  That
 the two roundings are one algorithm is itself tested
 (tests/test_libtorch_adam.py: within a few ulps of torch.optim's AdamW and
 Adam on every setting).
