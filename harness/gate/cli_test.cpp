@@ -4,25 +4,14 @@
 
 #include <sstream>
 
-#include "cli/command.h"
+#include "gate/cli_test_util.h"
 #include "gate/gate_main.h"
 #include "gate/test_util.h"
-
-namespace ampbench::cli {
-void add_gate_command(CLI::App& app, Action& selected);
-void add_baseline_command(CLI::App& app, Action& selected);
-}  // namespace ampbench::cli
 
 namespace ampbench::gate {
 namespace {
 
 using namespace test;
-
-struct Outcome {
-  int code;
-  std::string out;
-  std::string err;
-};
 
 Outcome gate(const GateCommand& cmd) {
   std::ostringstream out;
@@ -300,43 +289,26 @@ TEST_F(GateCli, BaselineUpdateErrors) {
   EXPECT_EQ(err.str(), "ampbench baseline: error: " + u.results[0] + ": no such file\n");
 }
 
-// Parses argv through the real CLI11 bindings and runs the selected action.
-int cli(std::vector<std::string> args) {
-  CLI::App app{"ampbench", "ampbench"};
-  app.require_subcommand(1);
-  cli::Action selected;
-  cli::add_gate_command(app, selected);
-  cli::add_baseline_command(app, selected);
-  std::vector<const char*> argv = {"ampbench"};
-  for (const auto& a : args) argv.push_back(a.c_str());
-  try {
-    app.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::ParseError& e) {
-    return -1;  // usage error (main.cpp exits 2)
-  }
-  return selected ? selected() : -2;
-}
-
 TEST_F(GateCli, ThroughCli11) {
   testing::internal::CaptureStdout();
   testing::internal::CaptureStderr();
-  EXPECT_EQ(cli({"gate", "--baseline", base, "--current", same}), 0);
-  EXPECT_EQ(cli({"gate", "--baseline", base, "--current", slow}), 1);
-  EXPECT_EQ(cli({"gate", "--baseline", base, "--current", slow, "--min-effect", "0.2"}), 0);
-  EXPECT_EQ(cli({"gate", "--baseline", base, "--current", slow, "--alpha", "0.0000001"}), 0);
-  EXPECT_EQ(cli({"gate", "--current", same, "--baseline-dir", dir.file("baselines")}), 2);
-  EXPECT_EQ(cli({"baseline", "update", "--results", base, "--dir", dir.file("baselines")}), 0);
-  EXPECT_EQ(cli({"gate", "--current", slow, "--baseline-dir", dir.file("baselines")}), 1);
-  EXPECT_EQ(cli({"gate", "--baseline", base}), -1);                      // --current is required
-  EXPECT_EQ(cli({"gate", "--baseline", base, "--current", same, "--min-effect", "-1"}), -1);
-  EXPECT_EQ(cli({"gate", "--baseline", base, "--current", same, "--metric", "bogus"}), -1);
-  EXPECT_EQ(cli({"gate", "--baseline", base, "--current", slow, "--correction", "none"}), 1);
-  EXPECT_EQ(cli({"gate", "--baseline", base, "--current", same, "--correction", "holm"}), -1);
-  EXPECT_EQ(cli({"baseline"}), -1);                                      // needs a subcommand
+  EXPECT_EQ(cli_status({"gate", "--baseline", base, "--current", same}), 0);
+  EXPECT_EQ(cli_status({"gate", "--baseline", base, "--current", slow}), 1);
+  EXPECT_EQ(cli_status({"gate", "--baseline", base, "--current", slow, "--min-effect", "0.2"}), 0);
+  EXPECT_EQ(cli_status({"gate", "--baseline", base, "--current", slow, "--alpha", "0.0000001"}), 0);
+  EXPECT_EQ(cli_status({"gate", "--current", same, "--baseline-dir", dir.file("baselines")}), 2);
+  EXPECT_EQ(cli_status({"baseline", "update", "--results", base, "--dir", dir.file("baselines")}), 0);
+  EXPECT_EQ(cli_status({"gate", "--current", slow, "--baseline-dir", dir.file("baselines")}), 1);
+  EXPECT_EQ(cli_status({"gate", "--baseline", base}), -1);  // --current is required
+  EXPECT_EQ(cli_status({"gate", "--baseline", base, "--current", same, "--min-effect", "-1"}), -1);
+  EXPECT_EQ(cli_status({"gate", "--baseline", base, "--current", same, "--metric", "bogus"}), -1);
+  EXPECT_EQ(cli_status({"gate", "--baseline", base, "--current", slow, "--correction", "none"}), 1);
+  EXPECT_EQ(cli_status({"gate", "--baseline", base, "--current", same, "--correction", "holm"}), -1);
+  EXPECT_EQ(cli_status({"baseline"}), -1);  // needs a subcommand
   // Several files per flag, and the flag repeated, are both runs of one side.
-  EXPECT_EQ(cli({"gate", "--baseline", base, base, "--current", same, "--current", same}), 0);
-  EXPECT_EQ(cli({"baseline", "update", "--results", base, same, "--dir", dir.file("runs")}), 0);
-  EXPECT_EQ(cli({"gate", "--current", same, same, "--baseline-dir", dir.file("runs")}), 0);
+  EXPECT_EQ(cli_status({"gate", "--baseline", base, base, "--current", same, "--current", same}), 0);
+  EXPECT_EQ(cli_status({"baseline", "update", "--results", base, same, "--dir", dir.file("runs")}), 0);
+  EXPECT_EQ(cli_status({"gate", "--current", same, same, "--baseline-dir", dir.file("runs")}), 0);
   testing::internal::GetCapturedStdout();
   testing::internal::GetCapturedStderr();
 }
@@ -346,9 +318,9 @@ TEST_F(GateCli, GoogleBenchmarkThroughCli11) {
   const std::string c = write_json(dir.file("gb_cur.json"), make_gbench({gbench_entries("BM", noisy(130, 0.01, 10, 2))}));
   testing::internal::CaptureStdout();
   testing::internal::CaptureStderr();
-  EXPECT_EQ(cli({"gate", "--baseline", b, "--current", c}), 1);
-  EXPECT_EQ(cli({"gate", "--baseline", b, "--current", b, "--metric", "cpu_time"}), 0);
-  EXPECT_EQ(cli({"gate", "--current", c}), 2);  // no stored baselines for Google Benchmark JSON
+  EXPECT_EQ(cli_status({"gate", "--baseline", b, "--current", c}), 1);
+  EXPECT_EQ(cli_status({"gate", "--baseline", b, "--current", b, "--metric", "cpu_time"}), 0);
+  EXPECT_EQ(cli_status({"gate", "--current", c}), 2);  // no stored baselines for Google Benchmark JSON
   testing::internal::GetCapturedStdout();
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("pass --baseline FILE"), std::string::npos) << err;

@@ -7,44 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "cli/command.h"
+#include "gate/cli_test_util.h"
 #include "gate/test_util.h"
-
-namespace ampbench::cli {
-void add_gate_command(CLI::App& app, Action& selected);
-void add_baseline_command(CLI::App& app, Action& selected);
-}  // namespace ampbench::cli
 
 namespace ampbench::gate {
 namespace {
 
 using namespace test;
-
-struct Outcome {
-  int code;  // the action's exit status; -1: CLI11 refused the command line
-  std::string out;
-  std::string err;
-};
-
-Outcome cli(const std::vector<std::string>& args) {
-  CLI::App app{"ampbench", "ampbench"};
-  app.require_subcommand(1);
-  cli::Action selected;
-  cli::add_gate_command(app, selected);
-  cli::add_baseline_command(app, selected);
-  std::vector<const char*> argv = {"ampbench"};
-  for (const auto& a : args) argv.push_back(a.c_str());
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
-  int code = -1;
-  try {
-    app.parse(static_cast<int>(argv.size()), argv.data());
-    code = selected ? selected() : -2;
-  } catch (const CLI::ParseError&) {
-  }
-  std::string out = testing::internal::GetCapturedStdout();
-  return {code, out, testing::internal::GetCapturedStderr()};
-}
 
 class GateFlags : public ::testing::Test {
  protected:
@@ -68,7 +37,7 @@ class GateFlags : public ::testing::Test {
   Outcome gate(const std::string& b, const std::string& c, std::vector<std::string> flags = {}) {
     std::vector<std::string> args = {"gate", "--baseline", b, "--current", c};
     args.insert(args.end(), flags.begin(), flags.end());
-    return cli(args);
+    return cli_outcome(args);
   }
 };
 
@@ -150,10 +119,10 @@ TEST_F(GateFlags, ConformanceOnlyIgnoresThroughputButNotConformance) {
 }
 
 TEST_F(GateFlags, PairedNeedsOneCurrentRunPerBaselineRun) {
-  const Outcome unequal = cli({"gate", "--baseline", base, base, "--current", same, "--paired"});
+  const Outcome unequal = cli_outcome({"gate", "--baseline", base, base, "--current", same, "--paired"});
   EXPECT_EQ(unequal.code, 2) << unequal.out;
-  EXPECT_EQ(cli({"gate", "--baseline", base, base, "--current", same}).code, 0);
-  const Outcome paired = cli({"gate", "--baseline", base, base, "--current", same, same, "--paired"});
+  EXPECT_EQ(cli_outcome({"gate", "--baseline", base, base, "--current", same}).code, 0);
+  const Outcome paired = cli_outcome({"gate", "--baseline", base, base, "--current", same, same, "--paired"});
   EXPECT_NE(paired.code, 2) << paired.err;
   EXPECT_NE(paired.out.find("paired runs"), std::string::npos) << paired.out;
 }
@@ -161,10 +130,10 @@ TEST_F(GateFlags, PairedNeedsOneCurrentRunPerBaselineRun) {
 TEST_F(GateFlags, BaselineUpdateAllowIncomplete) {
   const std::string unfinished = incomplete("unfinished-store.json");
   const std::string store = dir.file("baselines");
-  const Outcome refused = cli({"baseline", "update", "--results", unfinished, "--dir", store});
+  const Outcome refused = cli_outcome({"baseline", "update", "--results", unfinished, "--dir", store});
   EXPECT_EQ(refused.code, 2);
   EXPECT_NE(refused.err.find("--allow-incomplete"), std::string::npos) << refused.err;
-  EXPECT_EQ(cli({"baseline", "update", "--results", unfinished, "--dir", store, "--allow-incomplete"}).code, 0);
+  EXPECT_EQ(cli_outcome({"baseline", "update", "--results", unfinished, "--dir", store, "--allow-incomplete"}).code, 0);
 }
 
 }  // namespace
