@@ -20,7 +20,7 @@ import sys
 LAYERS = [
     ["amp", "io"],  # GradScaler, autocast; atomic files, JSON files
     ["core"],  # precision policy, statistics, distances, build info
-    ["env", "kernels", "optim"],  # environment fingerprint; CUDA kernels; loop/foreach/fused optimizers
+    ["env", "kernels", "optim", "fp8"],  # environment fingerprint; CUDA kernels; loop/foreach/fused optimizers; FP8 Linear
     ["spec"],  # CaseSpec: one case, as parsed
     ["data"],  # synthetic batches, described by spec/model_family.h alone
     ["models"],  # the model families; the probe draws its batch from data/

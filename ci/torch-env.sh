@@ -9,10 +9,10 @@
 AMPBENCH_HOME="${AMPBENCH_HOME:-$HOME/.cache/ampbench}"
 TORCH_VERSIONS_FILE="$ROOT/ci/torch-versions.txt"
 
-torch_window() { sed -e 's/#.*//' "$TORCH_VERSIONS_FILE" | awk 'NF == 3 { print $1 }'; }
+torch_window() { sed -e 's/#.*//' "$TORCH_VERSIONS_FILE" | awk 'NF == 4 { print $1 }'; }
 torch_pin() { sed -n 's/^torch==\([^[:space:]#]*\).*/\1/p' "$ROOT/ci/requirements.txt"; }
-# "torchvision transformers" paired with torch $1, empty when unsupported.
-torch_pairing() { sed -e 's/#.*//' "$TORCH_VERSIONS_FILE" | awk -v v="$1" 'NF == 3 && $1 == v { print $2, $3 }'; }
+# "torchvision transformers torchao" paired with torch $1, empty when unsupported.
+torch_pairing() { sed -e 's/#.*//' "$TORCH_VERSIONS_FILE" | awk -v v="$1" 'NF == 4 && $1 == v { print $2, $3, $4 }'; }
 
 torch_refuse() { echo "${0##*/}: error: $*" >&2; exit 2; }
 
@@ -34,14 +34,15 @@ select_torch() {
     VENV="$AMPBENCH_HOME/torch-$requested/venv"
     BUILD="${AMPBENCH_BUILD_DIR:-$ROOT/build-torch-$requested}"
     REQS="$AMPBENCH_HOME/torch-$requested/requirements.txt"
-    local vision transformers
-    read -r vision transformers <<<"$pairing"
+    local vision transformers torchao
+    read -r vision transformers torchao <<<"$pairing"
     mkdir -p "$AMPBENCH_HOME/torch-$requested"
-    # The default requirements with this release train's three pins: the
+    # The default requirements with this release train's four pins: the
     # rest of the environment is the same on every side of a comparison.
     sed -e "s/^torch==[^[:space:]#]*/torch==$requested/" \
         -e "s/^torchvision==[^[:space:]#]*/torchvision==$vision/" \
         -e "s/^transformers==[^[:space:]#]*/transformers==$transformers/" \
+        -e "s/^torchao==[^[:space:]#]*/torchao==$torchao/" \
         "$ROOT/ci/requirements.txt" >"$REQS.new"
     cmp -s "$REQS.new" "$REQS" 2>/dev/null && rm -f "$REQS.new" || mv "$REQS.new" "$REQS"
   fi

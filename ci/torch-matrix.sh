@@ -15,7 +15,7 @@ if [[ $# -gt 0 && "$1" != "--" ]]; then OUT="$1"; shift; fi
 [[ "${1:-}" == "--" ]] && shift
 RUN_ARGS=("$@")
 ((${#RUN_ARGS[@]})) || RUN_ARGS=(--suite smoke --device cpu --no-report)
-versions="$(sed -e 's/#.*//' "$ROOT/ci/torch-versions.txt" | awk 'NF == 3 { print $1 }')"
+versions="$(sed -e 's/#.*//' "$ROOT/ci/torch-versions.txt" | awk 'NF == 4 { print $1 }')"
 ends=("$(head -n 1 <<<"$versions")" "$(tail -n 1 <<<"$versions")")
 mkdir -p "$OUT" || { echo "torch-matrix: error: cannot create $OUT" >&2; exit 2; }
 

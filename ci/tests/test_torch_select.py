@@ -15,12 +15,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def window() -> dict[str, tuple[str, str]]:
+def window() -> dict[str, tuple[str, str, str]]:
     out = {}
     for line in (ROOT / "ci/torch-versions.txt").read_text().splitlines():
         fields = line.split("#")[0].split()
-        if len(fields) == 3:
-            out[fields[0]] = (fields[1], fields[2])
+        if len(fields) == 4:
+            out[fields[0]] = (fields[1], fields[2], fields[3])
     return out
 
 
@@ -60,7 +60,7 @@ def fake_venv(venv: Path, torch_version: str, stamped: bool = True) -> None:
 def test_the_default_pin_is_in_the_window_with_its_pairing():
     p = pins()
     assert p["torch"] in window(), "ci/requirements.txt pins a torch outside ci/torch-versions.txt"
-    assert (p["torchvision"], p["transformers"]) == window()[p["torch"]]
+    assert (p["torchvision"], p["transformers"], p["torchao"]) == window()[p["torch"]]
 
 
 def test_the_default_lives_where_it_always_did(tmp_path):
@@ -78,8 +78,8 @@ def test_another_version_has_its_own_venv_build_folder_and_pins(tmp_path, versio
     assert s["build"] == str(ROOT / f"build-torch-{version}")
     reqs = Path(s["reqs"]).read_text().splitlines()
     default = (ROOT / "ci/requirements.txt").read_text().splitlines()
-    vision, transformers = window()[version]
-    expected = {"torch": version, "torchvision": vision, "transformers": transformers}
+    vision, transformers, torchao = window()[version]
+    expected = {"torch": version, "torchvision": vision, "transformers": transformers, "torchao": torchao}
     assert len(reqs) == len(default)
     for mine, theirs in zip(reqs, default):
         name = re.match(r"^([A-Za-z0-9_-]+)==", theirs)

@@ -1,0 +1,39 @@
+// Transformer Engine's delayed scaling for one tensor of one Linear layer:
+// the cast uses the scale computed from earlier steps' amaxes, records this
+// step's amax, and the scale for the next step is computed from the amax
+// history (DelayedScaling: amax_history_len, margin, amax_compute_algo,
+// scale = (fp8_max / amax) / 2^margin, kept when amax is 0 or not finite;
+// the history rolled by one after each update).
+//
+// Transformer Engine updates after the step (or before the next one); here
+// the update follows the tensor's cast at once, which gives every cast the
+// same scale as long as each tensor is cast once per step, as a Linear's
+// input, weight and output gradient are.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include "fp8/fp8_cast.h"
+#include "fp8/fp8_recipe.h"
+
+namespace ampbench::fp8 {
+
+// The history (history_len float32 amaxes, the newest at 0) and the scale
+// (0-dim float32, 1 at first) of one tensor. Tensors, so that an autograd
+// node can hold them and update them in place.
+struct DelayedTensorState {
+  at::Tensor history;
+  at::Tensor scale;
+
+  static DelayedTensorState fresh(int64_t history_len, const at::Device& device);
+};
+
+// Casts hp with the current scale, then records its amax and updates the
+// scale and the history.
+Fp8Tensor delayed_cast(DelayedTensorState& state, const at::Tensor& hp, at::ScalarType fp8,
+                       const RecipeOptions& recipe);
+
+// The update alone, from the amax already recorded at history[0].
+void update_delayed_scale(DelayedTensorState& state, at::ScalarType fp8, const RecipeOptions& recipe);
+
+}  // namespace ampbench::fp8

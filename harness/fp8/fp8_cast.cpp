@@ -1,0 +1,62 @@
+#include "fp8/fp8_cast.h"
+
+#include "fp8/fp8_recipe.h"
+
+namespace ampbench::fp8 {
+namespace {
+
+bool is_row_major(const at::Tensor& t) { return t.stride(0) > t.stride(1) && t.stride(1) == 1; }
+
+}  // namespace
+
+at::Tensor amax_to_scale(const at::Tensor& amax, at::ScalarType fp8, bool pow2) {
+  // float64 so that the scale does not depend on how float32 division is
+  // compiled (torchao's reason); torchao's float / tensor is reciprocal * max.
+  at::Tensor scale = at::clamp_min(amax.to(at::kDouble), 1e-12).reciprocal().mul(fp8_max(fp8)).to(at::kFloat);
+  if (pow2) scale = at::exp2(at::floor(at::log2(scale)));
+  return scale;
+}
+
+at::Tensor amax_of(const at::Tensor& hp, std::optional<int64_t> axis) {
+  if (!axis) return at::max(at::abs(hp));
+  return at::amax(at::abs(hp), {*axis}, /*keepdim=*/true);
+}
+
+Fp8Tensor cast_with_scale(const at::Tensor& hp, const at::Tensor& scale, at::ScalarType fp8, bool saturate) {
+  at::Tensor scaled = hp.to(at::kFloat) * scale;
+  if (saturate) scaled = scaled.clamp(-fp8_max(fp8), fp8_max(fp8));
+  return {scaled.to(fp8), scale};
+}
+
+Fp8Tensor cast_dynamic(const at::Tensor& hp, at::ScalarType fp8, std::optional<int64_t> axis, bool pow2,
+                       bool saturate) {
+  at::Tensor scale;
+  {
+    at::NoGradGuard no_grad;
+    scale = amax_to_scale(amax_of(hp, axis), fp8, pow2);
+  }
+  return cast_with_scale(hp, scale, fp8, saturate);
+}
+
+at::Tensor scaled_mm(const Fp8Tensor& a, const Fp8Tensor& b, at::ScalarType out_dtype, bool fast_accum) {
+  const at::Tensor a_data = is_row_major(a.data) ? a.data : a.data.contiguous();
+  const at::Tensor b_data = is_row_major(b.data) ? b.data.t().contiguous().t() : b.data;
+  at::Tensor a_inverse = a.scale.reciprocal();
+  at::Tensor b_inverse = b.scale.reciprocal();
+  const bool rowwise = a.scale.sizes() == at::IntArrayRef{a_data.size(0), 1} &&
+                       b.scale.sizes() == at::IntArrayRef{1, b_data.size(1)};
+  at::Tensor post_inverse;
+  if (rowwise && !fast_accum) {
+    post_inverse = a_inverse * b_inverse;
+    a_inverse = a_inverse.new_ones({});
+    b_inverse = a_inverse.new_ones({});
+  }
+  // _scaled_mm has no float32 or float16 output for rowwise scales.
+  const bool via_bf16 = rowwise && (out_dtype == at::kHalf || out_dtype == at::kFloat);
+  at::Tensor out = at::_scaled_mm(a_data, b_data, a_inverse, b_inverse, std::nullopt, std::nullopt,
+                                  via_bf16 ? at::kBFloat16 : out_dtype, fast_accum);
+  if (post_inverse.defined()) out.mul_(post_inverse);
+  return via_bf16 ? out.to(out_dtype) : out;
+}
+
+}  // namespace ampbench::fp8

@@ -1,0 +1,128 @@
+#include "fp8/fp8_linear.h"
+
+#include <torch/autograd.h>
+
+#include "fp8/fp8_cast.h"
+
+namespace ampbench::fp8 {
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::tensor_list;
+
+constexpr at::ScalarType kE4m3 = at::kFloat8_e4m3fn;
+constexpr at::ScalarType kE5m2 = at::kFloat8_e5m2;
+
+at::ScalarType grad_format(const RecipeOptions& r) {
+  // torchao's rowwise recipe keeps e4m3 for gradients (its per-row scales
+  // give it the range); the others use e5m2 unless the fault asks for e4m3.
+  return r.scaling() == Scaling::kRowwise || r.e4m3_gradients() ? kE4m3 : kE5m2;
+}
+
+// A dynamic cast: one scale per tensor, or per row along `axis` (rowwise).
+Fp8Tensor dynamic(const at::Tensor& hp, at::ScalarType fp8, int64_t axis, const RecipeOptions& r) {
+  const bool rowwise = r.scaling() == Scaling::kRowwise;
+  return cast_dynamic(hp, fp8, rowwise ? std::optional<int64_t>(axis) : std::nullopt, rowwise, r.saturate());
+}
+
+// The recipe travels in the autograd context as plain values, and the
+// output gradient's delayed state as its tensors (updated in place), so the
+// backward does not depend on the Linear that made the graph still living.
+void save_recipe(AutogradContext* ctx, const RecipeOptions& r) {
+  ctx->saved_data["scaling"] = static_cast<int64_t>(r.scaling());
+  ctx->saved_data["history_len"] = r.history_len();
+  ctx->saved_data["margin"] = r.margin();
+  ctx->saved_data["amax_compute"] = static_cast<int64_t>(r.amax_compute());
+  ctx->saved_data["saturate"] = r.saturate();
+  ctx->saved_data["e4m3_gradients"] = r.e4m3_gradients();
+}
+
+RecipeOptions saved_recipe(AutogradContext* ctx) {
+  return RecipeOptions(static_cast<Scaling>(ctx->saved_data["scaling"].toInt()))
+      .history_len(ctx->saved_data["history_len"].toInt())
+      .margin(ctx->saved_data["margin"].toInt())
+      .amax_compute(static_cast<AmaxCompute>(ctx->saved_data["amax_compute"].toInt()))
+      .saturate(ctx->saved_data["saturate"].toBool())
+      .e4m3_gradients(ctx->saved_data["e4m3_gradients"].toBool());
+}
+
+struct Fp8Matmul : torch::autograd::Function<Fp8Matmul> {
+  // input2d [M, K], weight [N, K] -> [M, N]. The delayed recipe's scales at
+  // this step are kept for the backward's recasts of input and weight.
+  static at::Tensor forward(AutogradContext* ctx, const at::Tensor& input2d, const at::Tensor& weight,
+                            Fp8LinearState* state) {
+    const RecipeOptions& r = state->recipe;
+    const at::Tensor weight_t = weight.t();  // column-major, as torchao's weight_hp_t
+    Fp8Tensor x, w_t;
+    if (r.scaling() == Scaling::kDelayed) {
+      x = delayed_cast(state->input, input2d, kE4m3, r);
+      w_t = delayed_cast(state->weight, weight_t, kE4m3, r);
+    } else {
+      x = dynamic(input2d, kE4m3, -1, r);
+      w_t = dynamic(weight_t, kE4m3, 0, r);
+    }
+    ctx->save_for_backward({input2d, weight});
+    save_recipe(ctx, r);
+    ctx->saved_data["go_history"] = state->grad_output.history;
+    ctx->saved_data["go_scale"] = state->grad_output.scale;
+    ctx->saved_data["x_scale"] = x.scale;
+    ctx->saved_data["w_scale"] = w_t.scale;
+    // torchao: fast accumulation for the output GEMM (tensorwise); rowwise
+    // goes through the unit-scale GEMM, which the CPU kernel can run.
+    return scaled_mm(x, w_t, input2d.scalar_type(), r.scaling() != Scaling::kRowwise);
+  }
+
+  static tensor_list backward(AutogradContext* ctx, tensor_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const at::Tensor& input2d = saved[0];
+    const at::Tensor weight_t = saved[1].t();
+    const RecipeOptions r = saved_recipe(ctx);
+    const at::Tensor g = grads[0].contiguous();
+    const at::ScalarType gf = grad_format(r);
+    const at::ScalarType out = g.scalar_type();
+    at::Tensor grad_input, grad_weight;
+    if (r.scaling() == Scaling::kDelayed) {
+      DelayedTensorState go{ctx->saved_data["go_history"].toTensor(), ctx->saved_data["go_scale"].toTensor()};
+      const Fp8Tensor g8 = delayed_cast(go, g, gf, r);
+      const Fp8Tensor w_t = cast_with_scale(weight_t, ctx->saved_data["w_scale"].toTensor(), kE4m3, r.saturate());
+      const Fp8Tensor x = cast_with_scale(input2d, ctx->saved_data["x_scale"].toTensor(), kE4m3, r.saturate());
+      grad_input = scaled_mm(g8, w_t.t(), out, false);
+      grad_weight = scaled_mm(g8.t(), x, out, false);
+    } else {
+      // torchao casts each operand again for each GEMM, along the GEMM's own
+      // reduced dimension (the same cast for tensorwise).
+      grad_input = scaled_mm(dynamic(g, gf, -1, r), dynamic(weight_t, kE4m3, -1, r).t(), out, false);
+      grad_weight = scaled_mm(dynamic(g, gf, 0, r).t(), dynamic(input2d, kE4m3, 0, r), out, false);
+    }
+    return {grad_input, grad_weight, at::Tensor()};
+  }
+};
+
+}  // namespace
+
+namespace {
+RecipeOptions validated(RecipeOptions recipe) {
+  recipe.validate();
+  return recipe;
+}
+}  // namespace
+
+Fp8LinearState::Fp8LinearState(RecipeOptions recipe_, const at::Device& device)
+    : recipe(validated(std::move(recipe_))),
+      input(DelayedTensorState::fresh(recipe.history_len(), device)),
+      weight(DelayedTensorState::fresh(recipe.history_len(), device)),
+      grad_output(DelayedTensorState::fresh(recipe.history_len(), device)) {}
+
+at::Tensor fp8_linear(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias,
+                      Fp8LinearState& state) {
+  TORCH_CHECK(input.size(-1) == weight.size(1), "fp8_linear: input has ", input.size(-1),
+              " features, the weight takes ", weight.size(1));
+  const at::Tensor input2d = input.reshape({-1, input.size(-1)});
+  at::Tensor out = Fp8Matmul::apply(input2d, weight, &state);
+  std::vector<int64_t> shape(input.sizes().begin(), input.sizes().end() - 1);
+  shape.push_back(weight.size(0));
+  out = out.reshape(shape);
+  return bias.defined() ? out + bias.to(out.scalar_type()) : out;
+}
+
+}  // namespace ampbench::fp8

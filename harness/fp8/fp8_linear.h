@@ -1,0 +1,31 @@
+// y = x W^T + b with the three GEMMs (output, grad_input, grad_weight) in
+// FP8 through at::_scaled_mm, as torchao's Float8Linear computes them
+// (matmul_with_hp_or_float8_args): the output in the input's dtype, both
+// gradients in the output gradient's dtype, the bias added after the GEMM in
+// the output's dtype.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <memory>
+
+#include "fp8/delayed_scaling.h"
+#include "fp8/fp8_recipe.h"
+
+namespace ampbench::fp8 {
+
+// What one FP8 Linear keeps between steps: nothing for the dynamic recipes,
+// the input's, weight's and output gradient's amax history and scale for
+// delayed scaling.
+struct Fp8LinearState {
+  explicit Fp8LinearState(RecipeOptions recipe, const at::Device& device);
+  RecipeOptions recipe;
+  DelayedTensorState input, weight, grad_output;
+};
+
+// input [..., in], weight [out, in], bias [out] or undefined. Differentiable
+// in input, weight and bias.
+at::Tensor fp8_linear(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias,
+                      Fp8LinearState& state);
+
+}  // namespace ampbench::fp8

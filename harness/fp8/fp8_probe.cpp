@@ -1,0 +1,96 @@
+// ampbench_fp8_probe: one FP8 Linear (harness/fp8) over given steps, for
+// reference/python/tests/test_fp8_linear_vs_torchao.py, which holds it to
+// torchao's Float8Linear and to a delayed-scaling reference.
+//
+//   ampbench_fp8_probe < request.json > result.json
+//
+// request: {"recipe": {"scaling": "tensorwise"|"rowwise"|"delayed",
+//                      "history_len": 16, "margin": 0, "amax_compute": "max"},
+//           "dtype": "float32"|"bfloat16",
+//           "weight": [[float, ...], ...], "bias": [float, ...],
+//           "steps": [{"input": [[...]], "grad_output": [[...]]}, ...]}
+// result:  {"steps": [{"output", "grad_input", "grad_weight", "grad_bias":
+//                      flat row-major values, "scales": [input, weight,
+//                      grad_output scale after the step (delayed)]}, ...]}
+// A refused recipe exits 2 with the reason on stderr.
+#include <ATen/ATen.h>
+
+#include <exception>
+#include <iostream>
+
+#include "core/json.h"
+#include "fp8/fp8_linear.h"
+
+namespace ampbench::fp8 {
+namespace {
+
+at::Tensor matrix_of(const nlohmann::json& rows, at::ScalarType dtype) {
+  std::vector<float> flat;
+  for (const auto& row : rows)
+    for (const auto& v : row) flat.push_back(v.get<float>());
+  const int64_t n = static_cast<int64_t>(rows.size());
+  return at::tensor(flat, at::kFloat).reshape({n, n == 0 ? 0 : -1}).to(dtype);
+}
+
+std::vector<float> flat(const at::Tensor& t) {
+  const at::Tensor v = t.detach().to(at::kFloat).contiguous();
+  return {v.data_ptr<float>(), v.data_ptr<float>() + v.numel()};
+}
+
+RecipeOptions read_recipe(const nlohmann::json& j) {
+  const std::string name = j.at("scaling").get<std::string>();
+  const std::optional<Scaling> scaling = parse_scaling(name);
+  if (!scaling) throw std::invalid_argument("unknown fp8 recipe '" + name + "' (tensorwise, rowwise, delayed)");
+  const std::string algo = j.value("amax_compute", std::string("max"));
+  const std::optional<AmaxCompute> amax = parse_amax_compute(algo);
+  if (!amax) throw std::invalid_argument("unknown amax_compute '" + algo + "' (max, most_recent)");
+  return RecipeOptions(*scaling)
+      .history_len(j.value("history_len", int64_t{16}))
+      .margin(j.value("margin", int64_t{0}))
+      .amax_compute(*amax)
+      .saturate(j.value("saturate", true))
+      .e4m3_gradients(j.value("e4m3_gradients", false));
+}
+
+nlohmann::json run(const nlohmann::json& request) {
+  const std::string dtype_name = request.at("dtype").get<std::string>();
+  if (dtype_name != "float32" && dtype_name != "bfloat16")
+    throw std::invalid_argument("dtype must be float32 or bfloat16, not '" + dtype_name + "'");
+  const at::ScalarType dtype = dtype_name == "float32" ? at::kFloat : at::kBFloat16;
+  Fp8LinearState state(read_recipe(request.at("recipe")), at::kCPU);
+  const at::Tensor weight = matrix_of(request.at("weight"), dtype).requires_grad_(true);
+  const at::Tensor bias =
+      at::tensor(request.at("bias").get<std::vector<float>>(), at::kFloat).to(dtype).requires_grad_(true);
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& step : request.at("steps")) {
+    const at::Tensor input = matrix_of(step.at("input"), dtype).requires_grad_(true);
+    const at::Tensor out = fp8_linear(input, weight, bias, state);
+    out.backward(matrix_of(step.at("grad_output"), dtype));
+    steps.push_back({{"output", flat(out)},
+                     {"grad_input", flat(input.grad())},
+                     {"grad_weight", flat(weight.grad())},
+                     {"grad_bias", flat(bias.grad())},
+                     {"scales", {state.input.scale.item<float>(), state.weight.scale.item<float>(),
+                                 state.grad_output.scale.item<float>()}}});
+    weight.mutable_grad().reset();
+    bias.mutable_grad().reset();
+  }
+  return {{"steps", steps}};
+}
+
+}  // namespace
+}  // namespace ampbench::fp8
+
+int main() {
+  try {
+    const nlohmann::json request = nlohmann::json::parse(std::cin);
+    std::cout << ampbench::fp8::run(request).dump() << "\n";
+    return 0;
+  } catch (const c10::Error& e) {
+    std::cerr << "ampbench_fp8_probe: " << e.what_without_backtrace() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "ampbench_fp8_probe: " << e.what() << "\n";
+    return 2;
+  }
+}

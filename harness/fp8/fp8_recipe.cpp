@@ -1,0 +1,44 @@
+#include "fp8/fp8_recipe.h"
+
+#include <c10/util/Exception.h>
+
+namespace ampbench::fp8 {
+
+std::optional<Scaling> parse_scaling(const std::string& name) {
+  if (name == "tensorwise") return Scaling::kTensorwise;
+  if (name == "rowwise") return Scaling::kRowwise;
+  if (name == "delayed") return Scaling::kDelayed;
+  return std::nullopt;
+}
+
+std::string scaling_name(Scaling scaling) {
+  switch (scaling) {
+    case Scaling::kTensorwise: return "tensorwise";
+    case Scaling::kRowwise: return "rowwise";
+    case Scaling::kDelayed: return "delayed";
+  }
+  return "?";
+}
+
+std::optional<AmaxCompute> parse_amax_compute(const std::string& name) {
+  if (name == "max") return AmaxCompute::kMax;
+  if (name == "most_recent") return AmaxCompute::kMostRecent;
+  return std::nullopt;
+}
+
+std::string amax_compute_name(AmaxCompute algo) { return algo == AmaxCompute::kMax ? "max" : "most_recent"; }
+
+void RecipeOptions::validate() const {
+  TORCH_CHECK(history_len_ >= 1, "fp8 recipe: history_len must be at least 1 (got ", history_len_, ")");
+  TORCH_CHECK(margin_ >= 0 && margin_ <= 32, "fp8 recipe: margin must be in [0, 32] (got ", margin_, ")");
+}
+
+double fp8_max(at::ScalarType fp8) {
+  switch (fp8) {
+    case at::kFloat8_e4m3fn: return 448.0;
+    case at::kFloat8_e5m2: return 57344.0;
+    default: TORCH_CHECK(false, "fp8: ", fp8, " is not an fp8 format this harness casts to");
+  }
+}
+
+}  // namespace ampbench::fp8

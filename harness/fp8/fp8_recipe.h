@@ -1,0 +1,58 @@
+// An FP8 training recipe: how the three GEMM operands of a Linear layer
+// (input, weight, output gradient) are scaled and cast to 8-bit floats.
+//
+//   tensorwise  torchao's default: one scale per tensor from its current
+//               amax; input and weight e4m3, output gradient e5m2.
+//   rowwise     torchao's rowwise recipe: one scale per row of each GEMM
+//               operand (along the reduced dimension), every operand e4m3,
+//               scales rounded down to a power of two.
+//   delayed     Transformer Engine's DelayedScaling: one scale per tensor
+//               from an amax history of earlier steps (history_len, margin,
+//               max or most_recent); forward e4m3, backward e5m2 (HYBRID).
+//
+// The fault fields exist for the negative controls: each is a real FP8
+// mistake that the conformance check must catch; a correct recipe leaves
+// them at their defaults.
+#pragma once
+
+#include <c10/core/ScalarType.h>
+#include <torch/arg.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace ampbench::fp8 {
+
+enum class Scaling { kTensorwise, kRowwise, kDelayed };
+enum class AmaxCompute { kMax, kMostRecent };
+
+std::optional<Scaling> parse_scaling(const std::string& name);
+std::string scaling_name(Scaling scaling);
+std::optional<AmaxCompute> parse_amax_compute(const std::string& name);
+std::string amax_compute_name(AmaxCompute algo);
+
+struct RecipeOptions {
+  explicit RecipeOptions(Scaling scaling) : scaling_(scaling) {}
+  TORCH_ARG(Scaling, scaling);
+  // Delayed scaling only (Transformer Engine's DelayedScaling arguments).
+  TORCH_ARG(int64_t, history_len) = 16;
+  TORCH_ARG(int64_t, margin) = 0;
+  TORCH_ARG(AmaxCompute, amax_compute) = AmaxCompute::kMax;
+  // Faults, for negative controls. The cast clamps to the format's largest
+  // finite value (torchao and Transformer Engine both saturate) unless off.
+  TORCH_ARG(bool, saturate) = true;
+  // e4m3 for output gradients where the recipe wants e5m2's range.
+  TORCH_ARG(bool, e4m3_gradients) = false;
+
+
+ public:  // TORCH_ARG leaves its fields private
+  // TORCH_CHECKs every field, naming the bad value.
+  void validate() const;
+};
+
+// The largest finite value of an 8-bit float format (448 for e4m3fn, 57344
+// for e5m2).
+double fp8_max(at::ScalarType fp8);
+
+}  // namespace ampbench::fp8
