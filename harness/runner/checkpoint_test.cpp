@@ -9,28 +9,18 @@
 #include <filesystem>
 
 #include "runner/runner.h"
+#include "runner/tiny_case_test_util.h"
 #include "workloads/workload.h"
 
 namespace ampbench {
 namespace {
 
 CaseSpec tiny(const std::string& impl = "loop") {
-  CaseSpec c;
+  CaseSpec c = test::tiny_mlp_case("plain", Precision::kFp16, optim::Kind::kAdamW, 8);
   c.id = "plain/mlp/fp16/adamw@t";
-  c.workload = &workload_traits("plain");
-  c.model = find_model_family("mlp");
-  c.optimizer = optim::Kind::kAdamW;
   c.optimizer_impl = optim::parse_impl(impl);
   c.lr = 0.003;
-  c.precision = PrecisionPolicy(Precision::kFp16);
-  c.scaler_enabled = true;
   c.scaler.growth_interval = 2;
-  c.sizes.batch = 16;
-  c.sizes.in_features = 16;
-  c.sizes.hidden = 32;
-  c.sizes.classes = 8;
-  c.steps = 8;
-  c.throughput.enabled = false;
   c.baseline_id = "(none)";
   return c;
 }

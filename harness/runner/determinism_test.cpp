@@ -12,26 +12,16 @@
 
 #include "runner/bitflip.h"
 #include "runner/runner.h"
+#include "runner/tiny_case_test_util.h"
 #include "workloads/workload.h"
 
 namespace ampbench {
 namespace {
 
 CaseSpec tiny(Precision precision, optim::Kind optimizer) {
-  CaseSpec c;
+  CaseSpec c = test::tiny_mlp_case("plain", precision, optimizer, 6);
   c.id = "plain/mlp/fingerprint";
-  c.workload = &workload_traits("plain");
-  c.model = find_model_family("mlp");
-  c.optimizer = optimizer;
   c.lr = 0.01;
-  c.precision = PrecisionPolicy(precision);
-  c.scaler_enabled = precision == Precision::kFp16;
-  c.sizes.batch = 16;
-  c.sizes.in_features = 16;
-  c.sizes.hidden = 32;
-  c.sizes.classes = 8;
-  c.steps = 6;
-  c.throughput.enabled = false;
   c.baseline_id = "(none)";
   return c;
 }

@@ -7,29 +7,20 @@
 #include <ATen/ATen.h>
 
 #include "runner/runner.h"
+#include "runner/tiny_case_test_util.h"
 #include "spec/workload_traits.h"
 
 namespace ampbench {
 namespace {
 
 CaseSpec overflowing(bool scaler) {
-  CaseSpec c;
+  CaseSpec c = test::tiny_mlp_case("plain", Precision::kFp16, optim::Kind::kAdamW, 4);
   c.id = "plain+no_scaler/mlp/fp16/adamw@overflow";
-  c.workload = &workload_traits("plain");
   c.variant = scaler ? Control::kNone : Control::kNoScaler;
-  c.model = find_model_family("mlp");
-  c.optimizer = optim::Kind::kAdamW;
   c.lr = 0.003;
-  c.precision = PrecisionPolicy(Precision::kFp16);
   c.scaler_enabled = scaler;
   // The loss gradient times 1e6 overflows float16 in the head backward.
   c.loss_multiplier = 1e6;
-  c.sizes.batch = 16;
-  c.sizes.in_features = 16;
-  c.sizes.hidden = 32;
-  c.sizes.classes = 8;
-  c.steps = 4;
-  c.throughput.enabled = false;
   c.baseline_id = "(none)";
   return c;
 }

@@ -9,24 +9,13 @@
 
 #include "amp/float32_math.h"
 #include "runner/runner.h"
+#include "runner/tiny_case_test_util.h"
 
 namespace ampbench {
 namespace {
 
 CaseSpec mlp_case(const std::string& workload, Precision precision) {
-  CaseSpec c;
-  c.workload = &workload_traits(workload);
-  c.model = find_model_family("mlp");
-  c.optimizer = optim::Kind::kSgd;
-  c.precision = PrecisionPolicy(precision);
-  c.scaler_enabled = precision == Precision::kFp16;
-  c.sizes.batch = 16;
-  c.sizes.in_features = 16;
-  c.sizes.hidden = 32;
-  c.sizes.classes = 8;
-  c.steps = 4;
-  c.throughput.enabled = false;
-  return c;
+  return test::tiny_mlp_case(workload, precision, optim::Kind::kSgd, 4);
 }
 
 SyntheticData data_for(const CaseSpec& c) {
