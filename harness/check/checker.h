@@ -4,6 +4,7 @@
 // its bound.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -41,6 +42,14 @@ struct MetricCheck {
   std::vector<int> exempt_steps;
 };
 
+// One fresh-seed re-run of a borderline case (check/confirmation.h).
+struct Confirmation {
+  std::uint64_t seed = 0;
+  double max_ratio = 0;  // its largest distance/bound (infinity: no verdict)
+  bool passed = false;
+  std::string failure;   // its first failure, or why it has no verdict
+};
+
 struct Verdict {
   bool passed = true;
   std::map<std::string, double> metrics;
@@ -54,6 +63,10 @@ struct Verdict {
   std::vector<std::string> failures;  // one line per failed check, with numbers
   std::vector<std::vector<int>> aligned_skips;  // [optimizer] steps the fp32 reference skipped to match
   bool scale_audit_failed = false;
+  // A borderline failure re-decided from fresh seeds: each seed's outcome,
+  // and, when one passed, the failures of the suite's seed it overruled.
+  std::vector<Confirmation> confirmations;
+  std::vector<std::string> overruled_failures;
 };
 
 // Floors = max(units x unit roundoff, noise_factor x measured fp32 noise).

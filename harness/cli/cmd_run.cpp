@@ -35,6 +35,11 @@ void add_run_command(CLI::App& app, Action& selected) {
       ->capture_default_str();
   sub->add_option("--seed", args->seed, "Seed every case with this instead of the suite's seed")
       ->transform(IntegerRange(0, std::numeric_limits<std::uint64_t>::max()));
+  sub->add_option("--confirm-seeds", args->confirm_seeds,
+                  "A case just beyond its bound (at most 3x) is run again, with its fp32 baseline, from up to this many "
+                  "fresh seeds; it fails only if each fails too (0: the suite's seed alone decides; docs/checks.md)")
+      ->transform(IntegerRange(0, 10))
+      ->capture_default_str();
   sub->add_flag("--no-mkldnn", args->no_mkldnn,
                 "CPU: run without oneDNN (other kernels, other rounding; the results' env records it)");
   sub->add_flag("--no-report", args->no_report, "Do not build the HTML/Markdown report");

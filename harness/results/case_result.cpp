@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 #include "core/sample_stats.h"
 
@@ -15,6 +17,23 @@ CaseStatus status_of(const CaseRecord& r, const std::optional<Verdict>& v) {
     case RunStatus::kRan: break;
   }
   return !v || v->passed ? CaseStatus::kPass : CaseStatus::kFail;
+}
+
+std::string fixed2(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", v);
+  return text;
+}
+
+// "passed on fresh seeds: at the suite's seed 1.32x its bound (...); within
+// it at seed 7920 (0.61x)".
+std::string cleared_reason(const Verdict& v) {
+  const Confirmation& last = v.confirmations.back();
+  std::string out = "passed on fresh seeds: at the suite's seed " + fixed2(v.max_ratio) + "x its bound (" +
+                    v.overruled_failures.front() + ")";
+  for (const Confirmation& c : v.confirmations)
+    if (&c != &last) out += "; " + fixed2(c.max_ratio) + "x at seed " + std::to_string(c.seed);
+  return out + "; within it at seed " + std::to_string(last.seed) + " (" + fixed2(last.max_ratio) + "x)";
 }
 
 std::optional<double> ceiling(const Ceilings& ceilings, const std::string& precision) {
@@ -58,6 +77,8 @@ CaseResult make_case_result(CaseRecord record, std::optional<Verdict> verdict,
   if (r.status == CaseStatus::kError) r.conforms = false;
   r.reason = record.reason;
   if (r.status == CaseStatus::kFail && verdict && !verdict->failures.empty()) r.reason = verdict->failures.front();
+  if (r.status == CaseStatus::kPass && verdict && !verdict->overruled_failures.empty())
+    r.reason = cleared_reason(*verdict);
   if (record.throughput) {
     ThroughputStats t = throughput_stats(*record.throughput);
     if (fp32_median && *fp32_median > 0) t.speedup_vs_fp32 = t.median / *fp32_median;

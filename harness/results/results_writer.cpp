@@ -94,6 +94,17 @@ json envelope_to_json(const Verdict& v) {
           {"unit_roundoff", v.envelope->unit_roundoff}};
 }
 
+// A borderline verdict's fresh-seed runs (check/confirmation.h).
+json confirmations_to_json(const std::vector<Confirmation>& runs) {
+  json out = json::array();
+  for (const Confirmation& c : runs)
+    out.push_back({{"seed", c.seed},
+                   {"max_ratio", finite_or_null(c.max_ratio)},
+                   {"passed", c.passed},
+                   {"failure", c.failure.empty() ? json(nullptr) : json(c.failure)}});
+  return out;
+}
+
 json verdict_to_json(const Verdict& v) {
   json metrics = json::object();
   for (const auto& [k, value] : v.metrics) metrics[k] = finite_or_null(value);
@@ -120,6 +131,8 @@ json verdict_to_json(const Verdict& v) {
       {"failures", v.failures},
       // Steps the fp32 reference skipped to line up with this case's scaler.
       {"aligned_skips", v.aligned_skips},
+      {"confirmations", confirmations_to_json(v.confirmations)},
+      {"overruled_failures", v.overruled_failures},
   };
 }
 

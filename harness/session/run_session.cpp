@@ -135,14 +135,14 @@ struct RunOutcome {
 // The cases this process runs, then (single process) the ddp cases that need
 // local ranks, merged into the same results as they finish.
 RunOutcome run_cases_here_and_in_ranks(const RunPlan& plan, const RunSettings& args, RunOptions options,
-                                       ResultsWriter& writer, const Ceilings& ceilings) {
+                                       ResultsWriter& writer, const RunContext& context) {
   std::vector<CaseSpec> here = plan.cases, in_ranks;
   if (!plan.rank_env) {
     here.clear();
     for (const CaseSpec& c : plan.cases) (needs_local_ranks(c) ? in_ranks : here).push_back(c);
   }
   RunOutcome out;
-  out.summary = run_cases(here, Runner(std::move(options)), writer, std::cout, ceilings);
+  out.summary = run_cases(here, Runner(std::move(options)), writer, std::cout, context);
   if (in_ranks.empty()) return out;
   const RankRunResult ranked = run_in_local_ranks(
       in_ranks, {plan.suite.path, plan.device, plan.out_dir + "/ddp-ranks", args.rank_timeout, args.no_throughput,
@@ -162,6 +162,23 @@ RunOutcome run_cases_here_and_in_ranks(const RunPlan& plan, const RunSettings& a
   out.launch_exit = ranked.exit_code > 1 ? ranked.exit_code : 0;
   if (ranked.exit_code >= distributed::stopped_exit_code(1)) out.stopped = ranked.exit_code;
   return out;
+}
+
+// A ddp rank decides on the suite's seed alone: a fresh-seed run is
+// collective, and the ranks would have to agree first on which cases need one.
+ConfirmationRule confirmation_rule(const RunPlan& plan, const RunSettings& args) {
+  ConfirmationRule rule;
+  rule.seeds = plan.rank_env ? 0 : args.confirm_seeds;
+  return rule;
+}
+
+// The decision rule as the results state it: what a correct case's verdict
+// risks at the calibrated single-seed rate (docs/calibration.md).
+nlohmann::json verdict_rule_json(const ConfirmationRule& rule) {
+  return {{"confirmation_seeds", rule.seeds},
+          {"grey_limit", rule.grey_limit},
+          {"calibrated_exceed_rate", kCalibratedExceedRate},
+          {"per_case_false_alarm", per_case_false_alarm(kCalibratedExceedRate, rule)}};
 }
 
 // The summary, JUnit, report and exit code of a finished run.
@@ -254,11 +271,12 @@ int run_session(const RunSettings& args) {
     return kExitUsage;
   }
   if (plan.suite.gate.min_effect) writer->set("gate", {{"min_effect", *plan.suite.gate.min_effect}});
+  const RunContext context{ceilings_from_env(env), confirmation_rule(plan, args)};
+  writer->set("verdict_rule", verdict_rule_json(context.confirmation));
   std::cout << "suite " << plan.suite.name << ": " << plan.cases.size() << " cases on " << to_string(plan.device)
             << " -> " << plan.results_path() << "\n";
   print_fp32_warnings(std::cout, env);
-  const RunOutcome outcome =
-      run_cases_here_and_in_ranks(plan, args, std::move(options), *writer, ceilings_from_env(env));
+  const RunOutcome outcome = run_cases_here_and_in_ranks(plan, args, std::move(options), *writer, context);
   if (outcome.stopped) {
     // Stopped by a signal: the cases the ranks finished are merged; the file
     // stays complete=false and gets no report.

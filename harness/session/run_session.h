@@ -38,6 +38,9 @@ struct RunSettings {
   // files there are removed first (io::remove_previous_run).
   bool overwrite = false;
   bool allow_oversubscribe = false;  // more local ranks than cores (CPU) or GPUs
+  // Fresh seeds a borderline verdict may take (check/confirmation.h); 0: the
+  // suite's seed alone decides.
+  int confirm_seeds = 2;
 };
 
 // "auto" -> the best device present; throws std::invalid_argument for cuda

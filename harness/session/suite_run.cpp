@@ -1,4 +1,5 @@
 #include "session/suite_run.h"
+#include "session/case_verdict.h"
 #include "runner/case_filter.h"
 #include "runner/nonfinite.h"
 
@@ -49,54 +50,22 @@ void print_line(std::ostream& out, int index, int total, const CaseResult& r, do
     out << std::setw(12) << std::fixed << std::setprecision(1) << r.throughput->median << " samples/s";
   const double eta = elapsed / index * (total - index);
   out << "  " << format_seconds(elapsed) << " eta " << format_seconds(eta);
-  if (!r.reason.empty() && r.status != CaseStatus::kPass) out << "  " << r.reason;
+  // A pass has no reason to show, unless fresh seeds overruled its own seed's failure.
+  if (!r.reason.empty() && (r.status != CaseStatus::kPass || (r.verdict && !r.verdict->overruled_failures.empty())))
+    out << "  " << r.reason;
   out << std::endl;
-}
-
-// [optimizer] -> the steps at which it skipped.
-std::vector<std::vector<int>> skipped_steps(const CaseRecord& r) {
-  std::vector<std::vector<int>> steps;
-  for (size_t step = 0; step < r.optimizer_skipped.size(); ++step) {
-    const std::vector<bool>& per_opt = r.optimizer_skipped[step];
-    if (steps.size() < per_opt.size()) steps.resize(per_opt.size());
-    for (size_t i = 0; i < per_opt.size(); ++i)
-      if (per_opt[i]) steps[i].push_back(static_cast<int>(step));
-  }
-  return steps;
-}
-
-bool any(const std::vector<std::vector<int>>& steps) {
-  for (const auto& s : steps)
-    if (!s.empty()) return true;
-  return false;
-}
-
-// A fp16 scaler legitimately skips steps, optimizer by optimizer (the first iterations while the
-// scale calibrates, or on overflow). Comparing with an fp32 run that took
-// those steps would read as a lag; so the fp32 reference is re-run skipping
-// the same steps, and only rounding is left to compare.
-Verdict check_against_baseline(const CaseRecord& record, const CaseRecord& baseline, const Runner& runner) {
-  // Ranks that disagree skipped different steps: the re-run would be
-  // collective on some ranks only, which then wait for the others until the
-  // rank timeout. The disagreement is the verdict; every rank judges it alike.
-  if (record.rank_disagreement) return check_case(record, baseline);
-  const std::vector<std::vector<int>> skips = skipped_steps(record);
-  if (!any(skips) || record.optimizer_skipped == baseline.optimizer_skipped) return check_case(record, baseline);
-  CaseSpec aligned = baseline.spec;
-  aligned.skip_steps = skips;
-  aligned.aligned_to = record.spec.id;
-  aligned.id = baseline.spec.id + "#aligned-to:" + record.spec.id;
-  aligned.throughput.enabled = false;
-  const CaseRecord reference = runner.run(aligned);
-  if (reference.status != RunStatus::kRan) return check_case(record, baseline);
-  return check_case(record, baseline, &reference);
 }
 
 }  // namespace
 
 CaseTally tally_of(const CaseResult& r) {
-  return {r.id(), r.status, r.is_control(), r.record.spec.expect == Expect::kReport, r.conforms == true,
-          r.max_ratio()};
+  CaseTally t{r.id(), r.status, r.is_control(), r.record.spec.expect == Expect::kReport, r.conforms == true,
+              r.max_ratio()};
+  if (r.verdict) {
+    t.confirmations = static_cast<int>(r.verdict->confirmations.size());
+    t.cleared = !r.verdict->overruled_failures.empty();
+  }
+  return t;
 }
 
 CaseTally tally_of(const ResultsCase& c) {
@@ -121,6 +90,11 @@ void SuiteRunSummary::add(const CaseTally& c) {
     ++(failed ? correct_failed : correct_passed);
   }
   if (c.max_ratio) add_ratio(c, *c.max_ratio);
+  if (c.confirmations > 0) {
+    ++borderline;
+    confirmation_runs += c.confirmations;
+    if (c.cleared) ++cleared;
+  }
 }
 
 void SuiteRunSummary::add_ratio(const CaseTally& c, double ratio) {
@@ -166,7 +140,11 @@ std::string SuiteRunSummary::counts() const {
   }
   if (errors > 0) out += "; " + counted(errors, "error", "errors");
   if (unfinished > 0) out += "; " + std::to_string(unfinished) + " did not finish";
-  return out + "; " + std::to_string(skipped) + " skipped";
+  out += "; " + std::to_string(skipped) + " skipped";
+  if (borderline > 0)
+    out += "; " + counted(borderline, "borderline case", "borderline cases") + " re-run from fresh seeds (" +
+           counted(confirmation_runs, "run", "runs") + "), " + std::to_string(cleared) + " cleared";
+  return out;
 }
 
 std::string SuiteRunSummary::teeth() const {
@@ -204,7 +182,7 @@ std::string not_judged_reason(const std::string& baseline_id, const CaseRecord* 
 // first (a mechanism that did not engage, or ranks that disagree, leave no
 // verdict to trust), then the comparison with the fp32 baseline.
 CaseResult judge(CaseRecord record, const std::map<std::string, CaseRecord>& baselines, const Runner& runner,
-                 std::optional<double> fp32_median, const Ceilings& ceilings) {
+                 const RunContext& context, std::optional<double> fp32_median) {
   const CaseSpec& spec = record.spec;
   std::optional<EngagementSummary> engagement;
   if (record.status == RunStatus::kRan) {
@@ -229,18 +207,22 @@ CaseResult judge(CaseRecord record, const std::map<std::string, CaseRecord>& bas
       record.reason = not_judged_reason(spec.baseline_id, base == baselines.end() ? nullptr : &base->second);
     } else {
       verdict = check_against_baseline(record, base->second, runner);
+      // Not required of reported-only cases: their verdict is shown, not counted.
+      if (spec.expect != Expect::kReport)
+        confirm_borderline(*verdict, spec, base->second.spec, runner, context.confirmation);
       if (record.nonfinite && !verdict->failures.empty() && !has_unabsorbed_nonfinite(base->second))
         verdict->failures.front() += "; fp32 (" + spec.baseline_id + ") ran clean: go back to fp32 here, or scale the "
                                      "loss (GradScaler) or use bf16";
     }
   }
-  return make_case_result(std::move(record), std::move(verdict), std::move(engagement), fp32_median, ceilings);
+  return make_case_result(std::move(record), std::move(verdict), std::move(engagement), fp32_median,
+                          context.ceilings);
 }
 
 }  // namespace
 
 SuiteRunSummary run_cases(const std::vector<CaseSpec>& cases, const Runner& runner, ResultsWriter& writer,
-                          std::ostream& progress, const Ceilings& ceilings) {
+                          std::ostream& progress, const RunContext& context) {
   SuiteRunSummary summary;
   std::map<std::string, CaseRecord> baselines;
   std::map<std::string, double> fp32_medians;  // throughput median of each baseline
@@ -250,7 +232,7 @@ SuiteRunSummary run_cases(const std::vector<CaseSpec>& cases, const Runner& runn
     ++index;
     std::optional<double> fp32_median;
     if (const auto m = fp32_medians.find(spec.baseline_id); m != fp32_medians.end()) fp32_median = m->second;
-    CaseResult result = judge(runner.run(spec), baselines, runner, fp32_median, ceilings);
+    CaseResult result = judge(runner.run(spec), baselines, runner, context, fp32_median);
     if (spec.is_baseline() && result.throughput) fp32_medians[spec.id] = result.throughput->median;
     writer.add(result);
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();

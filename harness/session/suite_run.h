@@ -9,6 +9,7 @@
 #include <ostream>
 #include <string>
 
+#include "check/confirmation.h"
 #include "results/results_file.h"
 #include "results/results_writer.h"
 #include "runner/runner.h"
@@ -25,6 +26,8 @@ struct CaseTally {
   bool reported = false;  // a reported-only verdict (O3): shown, not required
   bool conforms = false;
   std::optional<double> max_ratio;  // none without a verdict
+  int confirmations = 0;            // fresh-seed runs of a borderline case (check/confirmation.h)
+  bool cleared = false;             // ...one of which passed
 };
 CaseTally tally_of(const CaseResult& result);
 CaseTally tally_of(const ResultsCase& read);  // a case read back (the ranks' results)
@@ -44,6 +47,9 @@ struct SuiteRunSummary {
   int errors = 0;
   int skipped = 0;
   int unfinished = 0;       // ddp cases whose ranks wrote no result
+  int borderline = 0;       // cases re-decided from fresh seeds (check/confirmation.h)
+  int confirmation_runs = 0;
+  int cleared = 0;          // ...that a fresh seed cleared
   // Teeth: how close the worst correct case came to its bound (max
   // distance/bound over its metrics) and how far beyond its bound the
   // mildest numerically caught control landed. Controls caught only by the
@@ -81,7 +87,14 @@ std::vector<CaseSpec> select_cases(const Suite& suite, const std::string& filter
 // The ceilings `ampbench qualify` measured, from a results file's env.
 Ceilings ceilings_from_env(const nlohmann::json& env);
 
+// What judging a case needs beyond its records: the measured ceilings (for
+// utilisation) and the decision rule for borderline verdicts.
+struct RunContext {
+  Ceilings ceilings;
+  ConfirmationRule confirmation;
+};
+
 SuiteRunSummary run_cases(const std::vector<CaseSpec>& cases, const Runner& runner, ResultsWriter& writer,
-                          std::ostream& progress, const Ceilings& ceilings = {});
+                          std::ostream& progress, const RunContext& context = {});
 
 }  // namespace ampbench
