@@ -55,7 +55,7 @@ def verdict_blocks(run, compact: bool = False) -> list:
     if compact:
         return [Text((line.text if isinstance(line.text, tuple) else (line.text,)) + (_teeth_short(run),),
                      warning=line.warning, tone=line.tone)]
-    evidence = tuple(filter(None, [_controls_line(run), _margin_line(run)])) if run.cases else ()
+    evidence = tuple(filter(None, [_controls_line(run), _margin_line(run), _rule_line(run)])) if run.cases else ()
     return [line, Bullets(evidence)] if evidence else [line]
 
 
@@ -107,6 +107,27 @@ def _controls_line(run):
     if missed:
         parts += ["; MISSED: ", *_joined(run, missed)]
     return tuple(parts)
+
+
+def _rule_line(run):
+    """How borderline verdicts were decided (harness/check/confirmation.h),
+    what that promises a correct case, and what this run spent on it."""
+    rule = run.results.raw.get("verdict_rule")
+    if not rule or not rule.get("confirmation_seeds"):
+        return None
+    seeds, grey = rule["confirmation_seeds"], rule["grey_limit"]
+    parts = [f"Decision rule: a case at most {grey:g}× beyond its bound runs again from up to {seeds} fresh "
+             f"seed(s) and fails only if each fails too; a correct case fails with probability "
+             f"≤ {rule['per_case_false_alarm']:.2g} (single-seed rate {rule['calibrated_exceed_rate']:.2g}). "]
+    confirmed = [c for c in run.cases if c.check and c.raw.get("check", {}).get("confirmations")]
+    if not confirmed:
+        return tuple(parts) + ("No case was borderline.",)
+    cleared = [c.id for c in confirmed if c.status is Status.PASS]
+    runs = sum(len(c.raw["check"]["confirmations"]) for c in confirmed)
+    parts.append(f"{len(confirmed)} borderline, {runs} fresh-seed run(s)")
+    if cleared:
+        parts += ["; cleared: ", *_joined(run, cleared)]
+    return tuple(parts) + (".",)
 
 
 def _first_failure(case) -> str:

@@ -184,3 +184,21 @@ def test_single_file_option_embeds_every_figure(tmp_path, capsys):
     page = read(out, "index.html")
     count = int(capsys.readouterr().out.split(" with ")[1].split()[0])
     assert count >= 3 and page.count('<img src="data:image/png;base64,') == count
+
+
+def test_the_decision_rule_and_the_cases_fresh_seeds_cleared_are_stated(tmp_path):
+    doc = make_results(negative_controls=False)
+    doc["verdict_rule"] = {"confirmation_seeds": 2, "grey_limit": 3, "calibrated_exceed_rate": 0.01,
+                           "per_case_false_alarm": 1e-6}
+    md = render_markdown(build_document(load_runs([write_results(tmp_path / "quiet.json", doc)]), []))
+    assert ("Decision rule: a case at most 3× beyond its bound runs again from up to 2 fresh seed(s) and fails "
+            "only if each fails too; a correct case fails with probability ≤ 1e-06 (single-seed rate 0.01). "
+            "No case was borderline.") in md
+    cleared = next(c for c in doc["cases"] if c["id"] == "plain/mlp/fp16/sgd")
+    cleared["check"]["confirmations"] = [{"seed": 7920, "max_ratio": 1.4, "passed": False, "failure": "x"},
+                                         {"seed": 15839, "max_ratio": 0.5, "passed": True, "failure": None}]
+    md = render_markdown(build_document(load_runs([write_results(tmp_path / "cleared.json", doc)]), []))
+    assert "1 borderline, 2 fresh-seed run(s); cleared: [plain/mlp/fp16/sgd](#verdicts-run1)." in md
+    del doc["verdict_rule"]  # files from before the rule: nothing claimed
+    md = render_markdown(build_document(load_runs([write_results(tmp_path / "old.json", doc)]), []))
+    assert "Decision rule" not in md
