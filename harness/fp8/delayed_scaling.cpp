@@ -6,11 +6,13 @@ namespace ampbench::fp8 {
 
 DelayedTensorState DelayedTensorState::fresh(int64_t history_len, const at::Device& device) {
   const auto options = at::TensorOptions().dtype(at::kFloat).device(device);
-  return {at::zeros({history_len}, options), at::ones({}, options)};
+  return {at::zeros({history_len}, options), at::ones({}, options), at::zeros({}, options.dtype(at::kLong))};
 }
 
 void update_delayed_scale(DelayedTensorState& state, at::ScalarType fp8, const RecipeOptions& recipe) {
   at::NoGradGuard no_grad;
+  if (recipe.freeze_scales() && state.updates.item<int64_t>() > 0) return;
+  state.updates.add_(1);
   const at::Tensor amax = recipe.amax_compute() == AmaxCompute::kMax ? std::get<0>(state.history.max(0))
                                                                      : state.history[0].clone();
   // Transformer Engine's _default_sf_compute, op for op ((float / tensor) is
@@ -19,19 +21,38 @@ void update_delayed_scale(DelayedTensorState& state, at::ScalarType fp8, const R
   sf = at::where(amax > 0.0, sf, state.scale);
   sf = at::where(at::isfinite(amax), sf, state.scale);
   state.scale.copy_(sf);
+  if (!recipe.roll_history()) return;
   if (state.history.size(0) > 1) state.history.copy_(at::roll(state.history, {-1}, {0}));
   state.history[0].fill_(0.0);
 }
 
-Fp8Tensor delayed_cast(DelayedTensorState& state, const at::Tensor& hp, at::ScalarType fp8,
-                       const RecipeOptions& recipe) {
+Fp8Tensor delayed_cast(DelayedTensorState& state, const at::Tensor& hp, const at::Tensor& amax_source,
+                       at::ScalarType fp8, const RecipeOptions& recipe) {
   Fp8Tensor out = cast_with_scale(hp, state.scale.clone(), fp8, recipe.saturate());
   {
     at::NoGradGuard no_grad;
-    state.history[0].copy_(amax_of(hp, std::nullopt).to(at::kFloat));
+    state.history[0].copy_(amax_of(amax_source, std::nullopt).to(at::kFloat));
   }
   update_delayed_scale(state, fp8, recipe);
   return out;
+}
+
+Fp8Tensor tensorwise_cast(DelayedTensorState& state, const at::Tensor& hp, const at::Tensor& amax_source,
+                          at::ScalarType fp8, const RecipeOptions& recipe) {
+  at::Tensor scale;
+  {
+    at::NoGradGuard no_grad;
+    if (!recipe.freeze_scales()) {
+      scale = amax_to_scale(amax_of(amax_source, std::nullopt), fp8, false);
+    } else {
+      if (state.updates.item<int64_t>() == 0) {
+        state.scale.copy_(amax_to_scale(amax_of(amax_source, std::nullopt), fp8, false));
+        state.updates.add_(1);
+      }
+      scale = state.scale.clone();
+    }
+  }
+  return cast_with_scale(hp, scale, fp8, recipe.saturate());
 }
 
 }  // namespace ampbench::fp8

@@ -9,6 +9,9 @@
 // the update follows the tensor's cast at once, which gives every cast the
 // same scale as long as each tensor is cast once per step, as a Linear's
 // input, weight and output gradient are.
+//
+// The tensorwise recipe's cast is here too: with its scales frozen (a
+// negative control) it keeps them in the same state.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -18,20 +21,28 @@
 
 namespace ampbench::fp8 {
 
-// The history (history_len float32 amaxes, the newest at 0) and the scale
-// (0-dim float32, 1 at first) of one tensor. Tensors, so that an autograd
-// node can hold them and update them in place.
+// The history (history_len float32 amaxes, the newest at 0), the scale
+// (0-dim float32, 1 at first) and the number of updates so far (0-dim int64)
+// of one tensor. Tensors, so that an autograd node can hold them and update
+// them in place.
 struct DelayedTensorState {
   at::Tensor history;
   at::Tensor scale;
+  at::Tensor updates;
 
   static DelayedTensorState fresh(int64_t history_len, const at::Device& device);
 };
 
-// Casts hp with the current scale, then records its amax and updates the
-// scale and the history.
-Fp8Tensor delayed_cast(DelayedTensorState& state, const at::Tensor& hp, at::ScalarType fp8,
-                       const RecipeOptions& recipe);
+// Casts hp with the current scale, then records the amax of amax_source
+// (hp itself unless a fault says otherwise) and updates the scale and the
+// history.
+Fp8Tensor delayed_cast(DelayedTensorState& state, const at::Tensor& hp, const at::Tensor& amax_source,
+                       at::ScalarType fp8, const RecipeOptions& recipe);
+
+// The tensorwise recipe's cast: the scale from amax_source's amax at this
+// step, or, with freeze_scales, at the first step only (kept in state.scale).
+Fp8Tensor tensorwise_cast(DelayedTensorState& state, const at::Tensor& hp, const at::Tensor& amax_source,
+                          at::ScalarType fp8, const RecipeOptions& recipe);
 
 // The update alone, from the amax already recorded at history[0].
 void update_delayed_scale(DelayedTensorState& state, at::ScalarType fp8, const RecipeOptions& recipe);

@@ -19,10 +19,9 @@ at::ScalarType grad_format(const RecipeOptions& r) {
   return r.scaling() == Scaling::kRowwise || r.e4m3_gradients() ? kE4m3 : kE5m2;
 }
 
-// A dynamic cast: one scale per tensor, or per row along `axis` (rowwise).
-Fp8Tensor dynamic(const at::Tensor& hp, at::ScalarType fp8, int64_t axis, const RecipeOptions& r) {
-  const bool rowwise = r.scaling() == Scaling::kRowwise;
-  return cast_dynamic(hp, fp8, rowwise ? std::optional<int64_t>(axis) : std::nullopt, rowwise, r.saturate());
+// The rowwise recipe's cast: one power-of-two scale per row along `axis`.
+Fp8Tensor rowwise(const at::Tensor& hp, at::ScalarType fp8, int64_t axis, const RecipeOptions& r) {
+  return cast_dynamic(hp, fp8, axis, /*pow2=*/true, r.saturate());
 }
 
 // The recipe travels in the autograd context as plain values, and the
@@ -35,6 +34,9 @@ void save_recipe(AutogradContext* ctx, const RecipeOptions& r) {
   ctx->saved_data["amax_compute"] = static_cast<int64_t>(r.amax_compute());
   ctx->saved_data["saturate"] = r.saturate();
   ctx->saved_data["e4m3_gradients"] = r.e4m3_gradients();
+  ctx->saved_data["freeze_scales"] = r.freeze_scales();
+  ctx->saved_data["input_amax_from_weight"] = r.input_amax_from_weight();
+  ctx->saved_data["roll_history"] = r.roll_history();
 }
 
 RecipeOptions saved_recipe(AutogradContext* ctx) {
@@ -43,7 +45,17 @@ RecipeOptions saved_recipe(AutogradContext* ctx) {
       .margin(ctx->saved_data["margin"].toInt())
       .amax_compute(static_cast<AmaxCompute>(ctx->saved_data["amax_compute"].toInt()))
       .saturate(ctx->saved_data["saturate"].toBool())
-      .e4m3_gradients(ctx->saved_data["e4m3_gradients"].toBool());
+      .e4m3_gradients(ctx->saved_data["e4m3_gradients"].toBool())
+      .freeze_scales(ctx->saved_data["freeze_scales"].toBool())
+      .input_amax_from_weight(ctx->saved_data["input_amax_from_weight"].toBool())
+      .roll_history(ctx->saved_data["roll_history"].toBool());
+}
+
+// A per-tensor cast (tensorwise or delayed) of hp, its scale from amax_source.
+Fp8Tensor per_tensor_cast(DelayedTensorState& state, const at::Tensor& hp, const at::Tensor& amax_source,
+                          at::ScalarType fp8, const RecipeOptions& r) {
+  return r.scaling() == Scaling::kDelayed ? delayed_cast(state, hp, amax_source, fp8, r)
+                                          : tensorwise_cast(state, hp, amax_source, fp8, r);
 }
 
 struct Fp8Matmul : torch::autograd::Function<Fp8Matmul> {
@@ -54,17 +66,18 @@ struct Fp8Matmul : torch::autograd::Function<Fp8Matmul> {
     const RecipeOptions& r = state->recipe;
     const at::Tensor weight_t = weight.t();  // column-major, as torchao's weight_hp_t
     Fp8Tensor x, w_t;
-    if (r.scaling() == Scaling::kDelayed) {
-      x = delayed_cast(state->input, input2d, kE4m3, r);
-      w_t = delayed_cast(state->weight, weight_t, kE4m3, r);
+    if (r.scaling() == Scaling::kRowwise) {
+      x = rowwise(input2d, kE4m3, -1, r);
+      w_t = rowwise(weight_t, kE4m3, 0, r);
     } else {
-      x = dynamic(input2d, kE4m3, -1, r);
-      w_t = dynamic(weight_t, kE4m3, 0, r);
+      x = per_tensor_cast(state->input, input2d, r.input_amax_from_weight() ? weight_t : input2d, kE4m3, r);
+      w_t = per_tensor_cast(state->weight, weight_t, weight_t, kE4m3, r);
     }
     ctx->save_for_backward({input2d, weight});
     save_recipe(ctx, r);
     ctx->saved_data["go_history"] = state->grad_output.history;
     ctx->saved_data["go_scale"] = state->grad_output.scale;
+    ctx->saved_data["go_updates"] = state->grad_output.updates;
     ctx->saved_data["x_scale"] = x.scale;
     ctx->saved_data["w_scale"] = w_t.scale;
     // torchao: fast accumulation for the output GEMM (tensorwise); rowwise
@@ -81,18 +94,21 @@ struct Fp8Matmul : torch::autograd::Function<Fp8Matmul> {
     const at::ScalarType gf = grad_format(r);
     const at::ScalarType out = g.scalar_type();
     at::Tensor grad_input, grad_weight;
-    if (r.scaling() == Scaling::kDelayed) {
-      DelayedTensorState go{ctx->saved_data["go_history"].toTensor(), ctx->saved_data["go_scale"].toTensor()};
-      const Fp8Tensor g8 = delayed_cast(go, g, gf, r);
+    if (r.scaling() != Scaling::kRowwise) {
+      // The input and the weight again with their forward scales: the same
+      // bits as the forward's casts (torchao recomputes the same scale).
+      DelayedTensorState go{ctx->saved_data["go_history"].toTensor(), ctx->saved_data["go_scale"].toTensor(),
+                            ctx->saved_data["go_updates"].toTensor()};
+      const Fp8Tensor g8 = per_tensor_cast(go, g, g, gf, r);
       const Fp8Tensor w_t = cast_with_scale(weight_t, ctx->saved_data["w_scale"].toTensor(), kE4m3, r.saturate());
       const Fp8Tensor x = cast_with_scale(input2d, ctx->saved_data["x_scale"].toTensor(), kE4m3, r.saturate());
       grad_input = scaled_mm(g8, w_t.t(), out, false);
       grad_weight = scaled_mm(g8.t(), x, out, false);
     } else {
       // torchao casts each operand again for each GEMM, along the GEMM's own
-      // reduced dimension (the same cast for tensorwise).
-      grad_input = scaled_mm(dynamic(g, gf, -1, r), dynamic(weight_t, kE4m3, -1, r).t(), out, false);
-      grad_weight = scaled_mm(dynamic(g, gf, 0, r).t(), dynamic(input2d, kE4m3, 0, r), out, false);
+      // reduced dimension.
+      grad_input = scaled_mm(rowwise(g, gf, -1, r), rowwise(weight_t, kE4m3, -1, r).t(), out, false);
+      grad_weight = scaled_mm(rowwise(g, gf, 0, r).t(), rowwise(input2d, kE4m3, 0, r), out, false);
     }
     return {grad_input, grad_weight, at::Tensor()};
   }

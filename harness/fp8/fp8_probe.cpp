@@ -5,7 +5,8 @@
 //   ampbench_fp8_probe < request.json > result.json
 //
 // request: {"recipe": {"scaling": "tensorwise"|"rowwise"|"delayed",
-//                      "history_len": 16, "margin": 0, "amax_compute": "max"},
+//                      "history_len": 16, "margin": 0, "amax_compute": "max",
+//                      and the faults of fp8/fp8_recipe.h by name},
 //           "dtype": "float32"|"bfloat16",
 //           "weight": [[float, ...], ...], "bias": [float, ...],
 //           "steps": [{"input": [[...]], "grad_output": [[...]]}, ...]}
@@ -49,7 +50,10 @@ RecipeOptions read_recipe(const nlohmann::json& j) {
       .margin(j.value("margin", int64_t{0}))
       .amax_compute(*amax)
       .saturate(j.value("saturate", true))
-      .e4m3_gradients(j.value("e4m3_gradients", false));
+      .e4m3_gradients(j.value("e4m3_gradients", false))
+      .freeze_scales(j.value("freeze_scales", false))
+      .input_amax_from_weight(j.value("input_amax_from_weight", false))
+      .roll_history(j.value("roll_history", true));
 }
 
 nlohmann::json run(const nlohmann::json& request) {

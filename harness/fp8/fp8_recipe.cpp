@@ -31,6 +31,17 @@ std::string amax_compute_name(AmaxCompute algo) { return algo == AmaxCompute::kM
 void RecipeOptions::validate() const {
   TORCH_CHECK(history_len_ >= 1, "fp8 recipe: history_len must be at least 1 (got ", history_len_, ")");
   TORCH_CHECK(margin_ >= 0 && margin_ <= 32, "fp8 recipe: margin must be in [0, 32] (got ", margin_, ")");
+  // Per-row scales change shape with the batch: no single scale to freeze or
+  // to take from another tensor.
+  TORCH_CHECK(scaling_ != Scaling::kRowwise || !(freeze_scales_ || input_amax_from_weight_),
+              "fp8 recipe: freeze_scales and input_amax_from_weight need per-tensor scales (tensorwise or delayed), "
+              "not ", scaling_name(scaling_));
+  TORCH_CHECK(roll_history_ || scaling_ == Scaling::kDelayed,
+              "fp8 recipe: roll_history is a delayed-scaling setting, not one of ", scaling_name(scaling_));
+}
+
+bool RecipeOptions::faulted() const {
+  return !saturate_ || e4m3_gradients_ || freeze_scales_ || input_amax_from_weight_ || !roll_history_;
 }
 
 double fp8_max(at::ScalarType fp8) {

@@ -12,7 +12,7 @@
 //
 // The fault fields exist for the negative controls: each is a real FP8
 // mistake that the conformance check must catch; a correct recipe leaves
-// them at their defaults.
+// them at their defaults (RecipeOptions::faulted() says whether it did).
 #pragma once
 
 #include <c10/core/ScalarType.h>
@@ -44,11 +44,19 @@ struct RecipeOptions {
   TORCH_ARG(bool, saturate) = true;
   // e4m3 for output gradients where the recipe wants e5m2's range.
   TORCH_ARG(bool, e4m3_gradients) = false;
+  // Per-tensor scales from step 0's amax, never updated (tensorwise, delayed).
+  TORCH_ARG(bool, freeze_scales) = false;
+  // The input scaled by the weight's amax (tensorwise, delayed).
+  TORCH_ARG(bool, input_amax_from_weight) = false;
+  // The amax history rolled after each update (delayed); off, history[0]
+  // is overwritten and the older entries are never seen.
+  TORCH_ARG(bool, roll_history) = true;
 
 
  public:  // TORCH_ARG leaves its fields private
   // TORCH_CHECKs every field, naming the bad value.
   void validate() const;
+  bool faulted() const;
 };
 
 // The largest finite value of an 8-bit float format (448 for e4m3fn, 57344
