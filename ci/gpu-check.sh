@@ -10,6 +10,10 @@
 #   autocast     ampbench autocast-ops --device cuda: C++ autocast casts every entry of
 #                PyTorch's own CUDA autocast test lists (read from the installed torch)
 #                and of harness/amp/autocast_ops.json as Python's torch.autocast does here
+#   fp8          the FP8 Linear on the GPU's scaled matmul (tensorwise, rowwise, delayed)
+#                against torchao's Float8Linear and the delayed-scaling reference, and
+#                each FP8 mistake far from the correct recipe (docs/fp8.md); compute
+#                capability 8.9 or later, else reported and skipped
 #   distributed  the distributed suite, DDP over NCCL, one rank per GPU: must exit 0
 #   ctest        every test except the CPU end-to-end runs CI covers (all /cuda cases included)
 #   qualify      ampbench qualify --device cuda --suites conformance (ceilings, the
@@ -56,7 +60,7 @@ OUT="${OUT:-$WORK}"
 JOBS="${AMPBENCH_JOBS:-$(nproc)}"
 BUDGET="${AMPBENCH_GPU_CHECK_BUDGET_S:-420}"
 QUALIFY_SUITES="${AMPBENCH_GPU_CHECK_QUALIFY_SUITES-$([[ $DEVICE == cuda ]] && echo conformance)}"
-STAGES="${AMPBENCH_GPU_CHECK_STAGES:-deps,configure,build,env,distributed,ctest,autocast,qualify,large,architectures,compare,targets,bench,archive}"
+STAGES="${AMPBENCH_GPU_CHECK_STAGES:-deps,configure,build,env,distributed,ctest,autocast,fp8,qualify,large,architectures,compare,targets,bench,archive}"
 DRY=0
 [[ "${1:-}" == "--dry-run" ]] && DRY=1
 # The CPU end-to-end runs (smoke and scaler-stress suites, Python cross-checks,
@@ -80,7 +84,7 @@ wanted() { [[ ",$STAGES," == *",$1,"* ]]; }
 # conformance in 38 s and a 33-case throughput suite in 65 s): each stage's
 # line reports its real time.
 PLAN="${AMPBENCH_GPU_CHECK_PLAN:-deps:30:5 configure:90:15 build:300:120 env:30:3 distributed:90:20 ctest:120:25
-      autocast:60:8 qualify:200:70 large:180:60 architectures:90:20 compare:120:40 targets:20:2 bench:40:8
+      autocast:60:8 fp8:60:10 qualify:200:70 large:180:60 architectures:90:20 compare:120:40 targets:20:2 bench:40:8
       archive:60:10}"
 
 # The floors of the wanted stages after NAME (all of them for "").
@@ -191,6 +195,18 @@ PY
 # script's Python); the table and verdicts land in autocast-ops/.
 run_autocast_ops() {
   AMPBENCH_PYTHON="$(command -v "$PY")" "$BUILD/ampbench" autocast-ops --device "$DEVICE" --out "$WORK/autocast-ops"
+}
+
+# The FP8 Linear's cross-check and faults on the GPU (the CPU ones run in CI as
+# fp8.linear_vs_torchao); the torchao comparisons skip where torchao is absent.
+run_fp8() {
+  [[ "$DEVICE" == cuda ]] || { echo "on CPU the FP8 checks are the CTest fp8.linear_vs_torchao"; return 0; }
+  local cc
+  cc="$("$PY" -c 'import torch; print("%d%d" % torch.cuda.get_device_capability())')" || return 1
+  ((cc >= 89)) || { echo "compute capability $cc has no FP8 GEMM: nothing to check"; return 0; }
+  (cd "$ROOT" && AMPBENCH_FP8_PROBE="$BUILD/harness/ampbench_fp8_probe" AMPBENCH_FP8_DEVICE=cuda \
+    "$PY" -m pytest -q -p no:cacheprovider -rs --junitxml "$WORK/fp8-junit.xml" \
+    reference/python/tests/test_fp8_linear_vs_torchao.py reference/python/tests/test_fp8_faults.py)
 }
 
 # Qualification, then: every results file says its cases ran in IEEE float32
@@ -325,7 +341,7 @@ make_archive() {
 }
 
 export ROOT PY DEVICE BUILD WORK OUT JOBS deps summary QUALIFY_SUITES
-export -f check_deps configure write_env run_autocast_ops run_qualify set_ceilings run_large run_architectures python_against run_compare run_targets run_distributed run_benches make_archive
+export -f check_deps configure write_env run_autocast_ops run_fp8 run_qualify set_ceilings run_large run_architectures python_against run_compare run_targets run_distributed run_benches make_archive
 
 floors=$(floors_after "")
 if ((floors > BUDGET)); then
@@ -342,6 +358,7 @@ stage distributed "DDP over $([[ $DEVICE == cuda ]] && echo NCCL || echo Gloo), 
 stage ctest "JUnit ctest-junit.xml" -- ctest --test-dir "$BUILD" -j "$((JOBS < 8 ? JOBS : 8))" -E "$CTEST_EXCLUDE" \
   --timeout 110 --output-on-failure --output-junit "$WORK/ctest-junit.xml"
 stage autocast "autocast-ops/autocast-ops.json (every op x float16, bfloat16 agrees with torch.autocast)" -- run_autocast_ops
+stage fp8 "fp8-junit.xml (FP8 Linear vs torchao and the delayed reference, FP8 faults, on the GPU)" -- run_fp8
 stage qualify "qualify/ (ceilings, ${QUALIFY_SUITES:-the default suites}, report; cases in IEEE fp32)" -- run_qualify
 stage large "large/ (decoder, GEMM MLP, channels_last CNN: MFU, attention backend, C++/Python ratios)" -- run_large
 stage architectures "architectures/ (ResNet-50, ViT-B/16, BERT-base, GPT-2 small: verdicts, samples/s, MFU)" -- run_architectures

@@ -5,7 +5,7 @@ import pathlib
 import subprocess
 
 SCRIPT = pathlib.Path(__file__).resolve().parent.parent / "gpu-check.sh"
-ORDER = ["deps", "configure", "build", "env", "distributed", "ctest", "autocast", "qualify", "large", "architectures",
+ORDER = ["deps", "configure", "build", "env", "distributed", "ctest", "autocast", "fp8", "qualify", "large", "architectures",
          "compare", "targets", "bench", "archive"]
 
 
@@ -29,7 +29,7 @@ def test_dry_run_lists_every_stage_in_order_with_its_cap_and_floor(tmp_path):
 def test_floors_over_the_budget_are_refused_before_anything_runs(tmp_path):
     r = gpu_check(tmp_path, "--dry-run", AMPBENCH_GPU_CHECK_BUDGET_S="300")
     assert r.returncode == 2
-    assert "floors add up to 406 s, over the 300 s budget" in r.stderr
+    assert "floors add up to 416 s, over the 300 s budget" in r.stderr
     assert "dry-run" not in r.stderr
 
 

@@ -7,7 +7,7 @@
 // request: {"recipe": {"scaling": "tensorwise"|"rowwise"|"delayed",
 //                      "history_len": 16, "margin": 0, "amax_compute": "max",
 //                      and the faults of fp8/fp8_recipe.h by name},
-//           "dtype": "float32"|"bfloat16",
+//           "dtype": "float32"|"bfloat16", "device": "cpu" (default)|"cuda",
 //           "weight": [[float, ...], ...], "bias": [float, ...],
 //           "steps": [{"input": [[...]], "grad_output": [[...]]}, ...]}
 // result:  {"steps": [{"output", "grad_input", "grad_weight", "grad_bias":
@@ -34,7 +34,7 @@ at::Tensor matrix_of(const nlohmann::json& rows, at::ScalarType dtype) {
 }
 
 std::vector<float> flat(const at::Tensor& t) {
-  const at::Tensor v = t.detach().to(at::kFloat).contiguous();
+  const at::Tensor v = t.detach().to(at::kFloat).cpu().contiguous();
   return {v.data_ptr<float>(), v.data_ptr<float>() + v.numel()};
 }
 
@@ -61,15 +61,16 @@ nlohmann::json run(const nlohmann::json& request) {
   if (dtype_name != "float32" && dtype_name != "bfloat16")
     throw std::invalid_argument("dtype must be float32 or bfloat16, not '" + dtype_name + "'");
   const at::ScalarType dtype = dtype_name == "float32" ? at::kFloat : at::kBFloat16;
-  Fp8LinearState state(read_recipe(request.at("recipe")), at::kCPU);
-  const at::Tensor weight = matrix_of(request.at("weight"), dtype).requires_grad_(true);
+  const at::Device device(request.value("device", std::string("cpu")));
+  Fp8LinearState state(read_recipe(request.at("recipe")), device);
+  const at::Tensor weight = matrix_of(request.at("weight"), dtype).to(device).requires_grad_(true);
   const at::Tensor bias =
-      at::tensor(request.at("bias").get<std::vector<float>>(), at::kFloat).to(dtype).requires_grad_(true);
+      at::tensor(request.at("bias").get<std::vector<float>>(), at::kFloat).to(dtype).to(device).requires_grad_(true);
   nlohmann::json steps = nlohmann::json::array();
   for (const auto& step : request.at("steps")) {
-    const at::Tensor input = matrix_of(step.at("input"), dtype).requires_grad_(true);
+    const at::Tensor input = matrix_of(step.at("input"), dtype).to(device).requires_grad_(true);
     const at::Tensor out = fp8_linear(input, weight, bias, state);
-    out.backward(matrix_of(step.at("grad_output"), dtype));
+    out.backward(matrix_of(step.at("grad_output"), dtype).to(device));
     steps.push_back({{"output", flat(out)},
                      {"grad_input", flat(input.grad())},
                      {"grad_weight", flat(weight.grad())},

@@ -31,11 +31,11 @@ E5M2 = torch.float8_e5m2
 class DelayedTensor:
     """The amax history and scale of one tensor of one Linear."""
 
-    def __init__(self, history_len: int):
+    def __init__(self, history_len: int, device: torch.device):
         if history_len < 1:
             raise ValueError(f"history_len must be at least 1 (got {history_len})")
-        self.history = torch.zeros(history_len, dtype=torch.float32)
-        self.scale = torch.ones((), dtype=torch.float32)
+        self.history = torch.zeros(history_len, dtype=torch.float32, device=device)
+        self.scale = torch.ones((), dtype=torch.float32, device=device)
 
     def cast(self, hp: torch.Tensor, fp8: torch.dtype, margin: int, algo: str) -> tuple[torch.Tensor, torch.Tensor]:
         scale = self.scale.clone()
@@ -89,9 +89,10 @@ class DelayedScalingLinear(torch.nn.Module):
             raise ValueError(f"amax_compute must be max or most_recent (got {algo!r})")
         self.weight, self.bias = linear.weight, linear.bias
         self.margin, self.algo = margin, algo
-        self.input = DelayedTensor(history_len)
-        self.weight_state = DelayedTensor(history_len)
-        self.grad_output = DelayedTensor(history_len)
+        device = linear.weight.device
+        self.input = DelayedTensor(history_len, device)
+        self.weight_state = DelayedTensor(history_len, device)
+        self.grad_output = DelayedTensor(history_len, device)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         out = _DelayedMatmul.apply(x.reshape(-1, x.shape[-1]), self.weight, self)

@@ -7,7 +7,8 @@ an output feature of the weight gradient) over the steps; a non-finite value
 is infinitely far. The delayed recipe's first step is left out of it: its
 scales are 1 then, whatever the data (Transformer Engine's start).
 
-AMPBENCH_FP8_PROBE names the probe (the CTest fp8.linear_vs_torchao sets it).
+AMPBENCH_FP8_PROBE names the probe (the CTest fp8.linear_vs_torchao sets it);
+AMPBENCH_FP8_DEVICE=cuda runs it on the GPU.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pytest
 import torch
 
 PROBE = os.environ.get("AMPBENCH_FP8_PROBE", "")
+DEVICE = os.environ.get("AMPBENCH_FP8_DEVICE", "cpu")
 pytestmark = pytest.mark.skipif(not PROBE, reason="AMPBENCH_FP8_PROBE names no ampbench_fp8_probe binary")
 
 M, K, N = 16, 32, 48
@@ -41,7 +43,7 @@ def batches(magnitudes, grad_decades: float = 2.0) -> list[tuple[torch.Tensor, t
 
 def run(recipe: dict, data) -> list[dict]:
     w, b = weight_and_bias()
-    request = {"recipe": recipe, "dtype": "float32", "weight": w.tolist(), "bias": b.tolist(),
+    request = {"recipe": recipe, "dtype": "float32", "device": DEVICE, "weight": w.tolist(), "bias": b.tolist(),
                "steps": [{"input": x.tolist(), "grad_output": go.tolist()} for x, go in data]}
     proc = subprocess.run([PROBE], input=json.dumps(request), capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr

@@ -11,7 +11,8 @@ as torchao runs it without fast accumulation: a unit-scale GEMM in bfloat16,
 then the outer product of the reciprocal row scales.
 
 AMPBENCH_FP8_PROBE names the probe (the CTest fp8.linear_vs_torchao sets it;
-without it these tests skip).
+without it these tests skip); AMPBENCH_FP8_DEVICE=cuda runs both sides on the
+GPU (ci/gpu-check.sh's fp8 stage).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import torch
 from reference.python.fp8_delayed import DelayedScalingLinear
 
 PROBE = os.environ.get("AMPBENCH_FP8_PROBE", "")
+DEVICE = os.environ.get("AMPBENCH_FP8_DEVICE", "cpu")
 pytestmark = pytest.mark.skipif(not PROBE, reason="AMPBENCH_FP8_PROBE names no ampbench_fp8_probe binary")
 
 M, K, N = 16, 32, 48
@@ -56,7 +58,7 @@ def steps(count: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
 
 def probe(recipe: dict, dtype: str, count: int, data: list | None = None) -> list[dict]:
     w, b = weight_and_bias()
-    request = {"recipe": recipe, "dtype": dtype, "weight": w.tolist(), "bias": b.tolist(),
+    request = {"recipe": recipe, "dtype": dtype, "device": DEVICE, "weight": w.tolist(), "bias": b.tolist(),
                "steps": [{"input": x.tolist(), "grad_output": go.tolist()} for x, go in (data or steps(count))]}
     proc = subprocess.run([PROBE], input=json.dumps(request), capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
@@ -70,11 +72,11 @@ def as_tensor(values, shape) -> torch.Tensor:
 def replay(module: torch.nn.Module, dtype: torch.dtype, count: int) -> list[dict]:
     out = []
     for x, go in steps(count):
-        xi = x.to(dtype).requires_grad_(True)
+        xi = x.to(dtype).to(DEVICE).requires_grad_(True)
         y = module(xi)
-        y.backward(go.to(dtype))
-        out.append({"output": y.detach().float(), "grad_input": xi.grad.float(),
-                    "grad_weight": module.weight.grad.float(), "grad_bias": module.bias.grad.float(),
+        y.backward(go.to(dtype).to(DEVICE))
+        out.append({"output": y.detach().float().cpu(), "grad_input": xi.grad.float().cpu(),
+                    "grad_weight": module.weight.grad.float().cpu(), "grad_bias": module.bias.grad.float().cpu(),
                     "scales": module.scales() if hasattr(module, "scales") else None})
         module.weight.grad = None
         module.bias.grad = None
@@ -87,7 +89,7 @@ def linear(dtype: torch.dtype) -> torch.nn.Linear:
     with torch.no_grad():
         lin.weight.copy_(w)
         lin.bias.copy_(b)
-    return lin.to(dtype)
+    return lin.to(dtype).to(DEVICE)
 
 
 def torchao_linear(recipe: str, dtype: torch.dtype) -> torch.nn.Module:
@@ -147,7 +149,7 @@ def test_the_gemms_really_run_in_fp8(recipe):
     batch twice, so that the delayed scale of the second step fits it."""
     x, go = steps(1)[0]
     ours = probe({"scaling": recipe}, "float32", 2, [(x, go), (x, go)])
-    exact = linear(torch.float32)(x).detach()
+    exact = linear(torch.float32)(x.to(DEVICE)).detach().cpu()
     mine = as_tensor(ours[1]["output"], (M, N))
     assert not torch.equal(mine, exact)
     rel = ((mine - exact).norm() / exact.norm()).item()
