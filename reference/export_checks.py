@@ -153,6 +153,21 @@ def _train_step(make, xs: list[torch.Tensor], precision: str, target: str) -> to
     return torch.cat([out.detach().reshape(-1)] + grads).double()
 
 
+def pytorch_message(e: BaseException) -> str:
+    """The op's own error: a TorchScript interpreter wraps it in "The
+    following operation failed..." and a traceback, its last line the
+    original "SomeError: message"."""
+    lines = [line.strip() for line in str(e).strip().splitlines() if line.strip()]
+    if not lines:
+        return type(e).__name__
+    if "TorchScript interpreter" in lines[0]:
+        for line in reversed(lines):
+            name, sep, message = line.partition(": ")
+            if sep and name.endswith("Error") and message:
+                return message
+    return lines[0]
+
+
 def precision_refusals(module: nn.Module, load_written, xs: list[torch.Tensor], target: str) -> dict[str, str]:
     """Per precision the suite cannot run, why. `load_written()` loads the
     written file afresh (a deep copy of a loaded TorchScript module does not
@@ -163,13 +178,13 @@ def precision_refusals(module: nn.Module, load_written, xs: list[torch.Tensor], 
         try:
             eager = _train_step(lambda: copy.deepcopy(module), xs, precision, target)
         except Exception as e:  # noqa: BLE001 - PyTorch's own refusal, kept as its message
-            out[precision] = f"PyTorch cannot run it here: {str(e).strip().splitlines()[0]}"
+            out[precision] = f"PyTorch cannot run it here: {pytorch_message(e)}"
             continue
         try:
             mine = _train_step(load_written, xs, precision, target)
             distance = float((mine - eager).norm() / eager.norm().clamp_min(1e-30))
         except Exception as e:  # noqa: BLE001
-            distance, why = float("inf"), str(e).strip().splitlines()[0]
+            distance, why = float("inf"), f"it fails where the module runs: {pytorch_message(e)}"
         else:
             why = f"relative distance {distance:.3g}, over {FILE_TOLERANCE[precision]:g}"
         if not distance <= FILE_TOLERANCE[precision]:

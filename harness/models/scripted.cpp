@@ -8,6 +8,7 @@
 #include <torch/script.h>
 
 #include <filesystem>
+#include <set>
 #include <stdexcept>
 
 #include "amp/autocast_guard.h"
@@ -19,10 +20,15 @@ namespace {
 // torch::nn::Module view of a TorchScript module: the very same parameter
 // and buffer tensors (not copies) under the same names, so that moving,
 // casting, hooking or checkpointing the view acts on what the scripted
-// forward reads.
+// forward reads. A tensor reachable under several names (a tied weight:
+// GPT-2's lm_head.weight is its wte.weight) is registered once, under the
+// first name in Python's named_parameters order, as Python's
+// named_parameters() yields it: LibTorch does not remove duplicates, so the
+// optimizer would otherwise step it twice and the Reducer bucket it twice.
+using Seen = std::set<const c10::TensorImpl*>;
 class ScriptedNode : public torch::nn::Module {
  public:
-  explicit ScriptedNode(const torch::jit::Module& m);
+  ScriptedNode(const torch::jit::Module& m, Seen& seen);
 };
 
 // A scripted torch.nn BatchNorm: O2 keeps it in float32 (model.h).
@@ -36,12 +42,16 @@ bool is_torch_batchnorm(const torch::jit::Module& m) {
   return type.find("torch.nn.modules.batchnorm.") != std::string::npos;
 }
 
-ScriptedNode::ScriptedNode(const torch::jit::Module& m) {
-  for (const auto& p : m.named_parameters(/*recurse=*/false)) register_parameter(p.name, p.value, p.value.requires_grad());
-  for (const auto& b : m.named_buffers(/*recurse=*/false)) register_buffer(b.name, b.value);
+ScriptedNode::ScriptedNode(const torch::jit::Module& m, Seen& seen) {
+  for (const auto& p : m.named_parameters(/*recurse=*/false))
+    if (seen.insert(p.value.unsafeGetTensorImpl()).second) register_parameter(p.name, p.value, p.value.requires_grad());
+  for (const auto& b : m.named_buffers(/*recurse=*/false))
+    if (seen.insert(b.value.unsafeGetTensorImpl()).second) register_buffer(b.name, b.value);
   for (const auto& child : m.named_children()) {
-    if (is_torch_batchnorm(child.value)) register_module(child.name, std::make_shared<ScriptedBatchNorm>(child.value));
-    else register_module(child.name, std::make_shared<ScriptedNode>(child.value));
+    if (is_torch_batchnorm(child.value))
+      register_module(child.name, std::make_shared<ScriptedBatchNorm>(child.value, seen));
+    else
+      register_module(child.name, std::make_shared<ScriptedNode>(child.value, seen));
   }
 }
 
@@ -126,7 +136,8 @@ Model::Forward scripted_forward(torch::jit::Module module, std::vector<ScriptedI
 Model build(const ModelFamily& family, const c10::Device& device) {
   const ScriptedModel& src = *family.scripted;
   torch::jit::Module module = load_module(src.path);
-  auto view = std::make_shared<ScriptedNode>(module);
+  Seen seen;
+  auto view = std::make_shared<ScriptedNode>(module, seen);
   view->to(device);
   Model m;
   m.family = &family;

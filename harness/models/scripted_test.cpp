@@ -112,6 +112,33 @@ TEST_F(ScriptedFile, TheViewSharesTheScriptedTensorsAndAutocastReachesItsOps) {
   for (const at::Tensor& p : fresh.parameters()) EXPECT_TRUE(p.grad().defined() && p.grad().abs().sum().item<double>() > 0);
 }
 
+TEST_F(ScriptedFile, ATiedTensorIsOneParameterUnderItsFirstName) {
+  // GPT-2's tying: the head's weight is the embedding's tensor itself.
+  const at::Tensor shared = at::randn({3, 4}).requires_grad_(true);
+  torch::jit::Module head("Head");
+  head.register_parameter("weight", shared, /*is_buffer=*/false);
+  head.define("def forward(self, x):\n  return torch.linear(x, self.weight)\n");
+  torch::jit::Module tied("Tied");
+  tied.register_parameter("embed", shared, /*is_buffer=*/false);
+  tied.register_module("head", head);
+  tied.define("def forward(self, x):\n  return self.head.forward(torch.matmul(x, self.embed))\n");
+  const std::string path = (dir_ / "tied.pt").string();
+  tied.save(path);
+  ModelSizes sizes;
+  sizes.classes = 3;
+  const auto family = load_scripted_family(options(path, {3}), sizes, LossKind::kCrossEntropy);
+  EXPECT_EQ(family->parameters(sizes), 12) << "counted once";
+  Model m = make_model(*family, sizes, 1, c10::Device(c10::kCPU));
+  EXPECT_EQ(m.module->named_parameters().keys(), (std::vector<std::string>{"embed"}));
+  const at::Tensor x = at::randn({2, 3});
+  training_loss(m(x), at::zeros({2}, at::kLong)).backward();
+  EXPECT_TRUE(m.parameters().front().grad().defined());
+  // One tensor: casting it through the view casts both of its uses (a head
+  // left in float32 would refuse the float16 activations).
+  cast_model(m, at::kHalf, /*keep_batchnorm_fp32=*/true);
+  EXPECT_EQ(m(x).scalar_type(), at::kFloat);
+}
+
 TEST_F(ScriptedFile, SeveralFloatInputsTravelPackedAndAreSplitInOrder) {
   torch::jit::Module m("Two");
   m.register_parameter("w", at::ones({1}).requires_grad_(true), false);

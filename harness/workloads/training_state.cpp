@@ -7,6 +7,7 @@
 #include <torch/nn/functional/loss.h>
 
 #include "optim/optimizers.h"
+#include "workloads/forward_rng.h"
 
 #include <algorithm>
 #include <cmath>
@@ -71,6 +72,7 @@ std::unique_ptr<TrainingState> make_training_state(const CaseSpec& spec, const c
 }
 
 at::Tensor forward(TrainingState& s, const Model& model, const at::Tensor& inputs) {
+  const std::unique_lock<std::mutex> rng = seed_next_forward(s);
   PrecisionAutocast autocast(s);
   return model(inputs);
 }

@@ -45,6 +45,9 @@ struct TrainingState {
   // The non-finite diagnosis re-run (runner/nonfinite.h): called after
   // backward, before every optimizer step; empty otherwise.
   std::function<void(const TrainingState&)> before_optimizer_step;
+  // The step whose forwards forward_rng.h last seeded, and how many it has.
+  int rng_step = -1;
+  int forwards_in_step = 0;
   // A workload's own per-case objects (ddp: its DdpReplica and c10d Reducer),
   // owned here so they die with the case. Declared last: destroyed first,
   // before the models whose gradients they hook.

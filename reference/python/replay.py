@@ -173,6 +173,19 @@ def load_case(folder: Path) -> CaseDump:
     return CaseDump(folder=folder, spec=spec, cpp=cpp, inputs=inputs, labels=labels)
 
 
+def with_aliases(model: torch.nn.Module, state: dict) -> dict:
+    """`state` with every other name of a tensor it holds once: the C++ dump
+    holds a tensor reachable under several names (GPT-2's lm_head.weight is
+    its wte.weight) once, under its first name in named_parameters order,
+    while a module's state_dict lists it under each name."""
+    first, out = {}, dict(state)
+    for name, t in model.state_dict(keep_vars=True).items():
+        owner = first.setdefault(id(t), name)
+        if name not in out and owner in out:
+            out[name] = out[owner]
+    return out
+
+
 def build_models(spec: Spec, initial: list, device: torch.device, where="") -> list:
     """Python models holding the dumped initial state (loaded by name)."""
     out = []
@@ -182,7 +195,7 @@ def build_models(spec: Spec, initial: list, device: torch.device, where="") -> l
         if problem:
             raise DumpError(where, f"initial_model{k}.pt: {problem}")
         try:
-            model.load_state_dict(state, strict=True)
+            model.load_state_dict(with_aliases(model, state), strict=True)
         except RuntimeError as e:
             raise DumpError(where, f"initial_model{k}.pt does not load into the Python {spec.model}: "
                                    + " ".join(str(e).split())) from None
@@ -201,6 +214,7 @@ def replay(case: CaseDump, device: str = "cpu", prepare=None) -> Run:
     if prepare is not None:
         prepare(models)
     s = TrainingState(spec, models, dev)
+    s.replays_masks = True  # the C++ recorded run's dropout masks (forward_rng.py)
     step_fn = STEPS[spec.workload]
     micro = spec.micro_batches()
     batches = [(x.to(dev), y.to(dev)) for x, y in zip(case.inputs, case.labels)]

@@ -13,7 +13,7 @@ import torch
 from torch import nn
 
 from . import models as M
-from . import scripted
+from . import forward_rng, scripted
 from .training_state import TrainingState
 
 
@@ -30,6 +30,9 @@ def forward(s: TrainingState, model: nn.Module, inputs: torch.Tensor) -> torch.T
         if s.spec.torchscript:
             return scripted.call(model, s.spec.torchscript, x)
         return model(x)
+
+    if getattr(s, "replays_masks", False):
+        forward_rng.seed_next_forward(s)
 
     if s.half_model:  # Apex's patched forward: float16 in, float32 out
         return call(inputs.half() if inputs.is_floating_point() else inputs).float()

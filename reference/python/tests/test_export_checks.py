@@ -87,6 +87,19 @@ class BakedMin(nn.Module):
         return h.masked_fill(h < 0, torch.finfo(h.dtype).min)
 
 
+class BakedDtype(nn.Module):
+    """Casts its input to its weight's dtype. Traced, the cast is to float32
+    for good, which O2's float16 weights then cannot take; the module itself
+    runs O2."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, *xs):
+        return self.fc(xs[0].to(self.fc.weight.dtype))
+
+
 def run(capsys, *argv) -> tuple[int, str]:
     rc = export.main(list(argv))
     captured = capsys.readouterr()
@@ -197,6 +210,19 @@ def test_a_trace_that_baked_in_float32_constants_is_left_out_where_it_diverges(t
     suite = json.loads(out.with_suffix(".suite.json").read_text())
     assert "fp16" not in suite["matrix"]["precisions"]
     assert "fp32" in suite["matrix"]["precisions"]
+
+
+def test_a_file_that_fails_where_the_module_runs_is_left_out_with_pytorchs_message(tmp_path, capsys):
+    out = tmp_path / "cast.pt"
+    rc, err = run(capsys, f"{HERE}:BakedDtype", "--input", "4", "--out", str(out))
+    assert rc == 0, err
+    line = next(x for x in err.splitlines() if x.startswith("reference.export: o2 left out"))
+    # The op's own error, not the interpreter's wrapper around it.
+    assert "it fails where the module runs: " in line and "dtype" in line, line
+    assert "TorchScript interpreter" not in line, line
+    suite = json.loads(out.with_suffix(".suite.json").read_text())
+    assert suite["matrix"]["precisions"] == ["fp32", "fp16", "bf16"]
+    assert "o2 left out: the written file does not behave like the module" in suite["description"]
 
 
 @pytest.mark.skipif(not BINARY or not os.path.exists(BINARY), reason="AMPBENCH_BINARY names no built ampbench")
