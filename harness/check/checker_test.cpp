@@ -4,28 +4,13 @@
 
 #include <cmath>
 
+#include "check/check_test_util.h"
+
 namespace ampbench {
 namespace {
 
-CaseRecord record(Precision p, std::vector<double> loss, std::vector<float> params) {
-  CaseRecord r;
-  r.spec.precision = PrecisionPolicy(p);
-  r.spec.scaler_enabled = p == Precision::kFp16;
-  r.loss = std::move(loss);
-  r.scale.assign(r.loss.size(), r.spec.scaler_enabled ? r.spec.scaler.init_scale : 1.0);
-  r.skipped.assign(r.loss.size(), false);
-  r.initial_params = {0, 0, 0, 0};
-  r.final_params = std::move(params);
-  r.optimizer_state = {1, 1};
-  return r;
-}
-
-CaseRecord baseline() {
-  CaseRecord b = record(Precision::kFp32, {2.0, 1.5, 1.0, 0.8}, {1, 2, 3, 4});
-  b.noise_loss_rel = 0;
-  b.noise_param_rel = 0;
-  return b;
-}
+using test::baseline;
+using test::record;
 
 TEST(Checker, AgreementWithinRoundoffPasses) {
   const CaseRecord rec = record(Precision::kFp16, {2.0001, 1.5001, 1.0001, 0.8001}, {1, 2, 3, 4.001f});

@@ -4,38 +4,22 @@
 
 #include <cmath>
 
+#include "check/check_test_util.h"
+
 namespace ampbench {
 namespace {
 
-CaseRecord record(std::vector<double> loss, std::vector<float> params) {
-  CaseRecord r;
-  r.spec.precision = PrecisionPolicy(Precision::kBf16);
-  r.loss = std::move(loss);
-  r.scale.assign(r.loss.size(), 1.0);
-  r.skipped.assign(r.loss.size(), false);
-  r.initial_params = {0, 0, 0, 0};
-  r.final_params = std::move(params);
-  r.optimizer_state = {1, 1};
-  return r;
-}
-
-CaseRecord baseline() {
-  CaseRecord b = record({2.0, 1.5, 1.0, 0.8}, {1, 2, 3, 4});
-  b.spec.precision = PrecisionPolicy(Precision::kFp32);
-  b.noise_loss_rel = 0;
-  b.noise_param_rel = 0;
-  return b;
-}
+using test::baseline;
 
 // A verdict whose final parameters are `ratio` times their bound away and
 // whose loss agrees exactly.
 Verdict parameters_off_by(double ratio) {
   const CaseRecord base = baseline();
-  const double bound = resolve_tolerances(record({}, {}).spec, base).param_rel;
+  const double bound = resolve_tolerances(test::record(Precision::kBf16, {}, {}).spec, base).param_rel;
   // ||p - p32|| / ||p32 - p_init|| with p32 = (1,2,3,4): shift the first coordinate.
   const double norm = std::sqrt(30.0);
   const float shift = static_cast<float>(ratio * bound * norm);
-  return check_case(record(base.loss, {1 + shift, 2, 3, 4}), base);
+  return check_case(test::record(Precision::kBf16, base.loss, {1 + shift, 2, 3, 4}), base);
 }
 
 TEST(Confirmation, OnlyADistanceFailureWithinTheGreyLimitIsBorderline) {
