@@ -1,0 +1,40 @@
+// Which Linear layers of a module an FP8 recipe converts. The rule of torchao
+// and Transformer Engine: both dimensions divisible by 16 (the alignment FP8
+// GEMMs need); the first and the last Linear, where the input and the logits
+// meet FP8's narrow range, stay in high precision unless asked for
+// (Transformer Engine's guidance). First and last are in the module's
+// registration order (named_modules), which the model families keep in
+// forward order.
+#pragma once
+
+#include <torch/arg.h>
+#include <torch/nn/module.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ampbench::fp8 {
+
+struct ConversionOptions {
+  TORCH_ARG(bool, convert_first) = false;
+  TORCH_ARG(bool, convert_last) = false;
+};
+
+// One Linear layer and the choice made for it: converted, or why not.
+struct LinearChoice {
+  std::string name;  // as named_modules() names it
+  int64_t in_features = 0;
+  int64_t out_features = 0;
+  bool converted = false;
+  std::string reason;  // empty when converted
+};
+
+// Every torch::nn::Linear of `module`, in registration order.
+std::vector<LinearChoice> plan_conversion(const torch::nn::Module& module, const ConversionOptions& options);
+
+// Why an FP8 recipe cannot run on this plan (no Linear converted), naming
+// each layer's reason; empty when at least one is converted.
+std::string conversion_refusal(const std::vector<LinearChoice>& plan);
+
+}  // namespace ampbench::fp8
