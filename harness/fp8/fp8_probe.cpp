@@ -7,7 +7,10 @@
 // request: {"recipe": {"scaling": "tensorwise"|"rowwise"|"delayed",
 //                      "history_len": 16, "margin": 0, "amax_compute": "max",
 //                      and the faults of fp8/fp8_recipe.h by name},
-//           "dtype": "float32"|"bfloat16", "device": "cpu" (default)|"cuda",
+//           "dtype": "float32"|"bfloat16" (input and output gradient),
+//           "weight_dtype": the weight's and bias's (default: dtype; float32
+//           with a bfloat16 dtype is autocast's case, float32 master weights),
+//           "device": "cpu" (default)|"cuda",
 //           "weight": [[float, ...], ...], "bias": [float, ...],
 //           "steps": [{"input": [[...]], "grad_output": [[...]]}, ...]}
 // result:  {"steps": [{"output", "grad_input", "grad_weight", "grad_bias":
@@ -38,6 +41,12 @@ std::vector<float> flat(const at::Tensor& t) {
   return {v.data_ptr<float>(), v.data_ptr<float>() + v.numel()};
 }
 
+at::ScalarType dtype_of(const std::string& name) {
+  if (name == "float32") return at::kFloat;
+  if (name == "bfloat16") return at::kBFloat16;
+  throw std::invalid_argument("dtype must be float32 or bfloat16, not '" + name + "'");
+}
+
 RecipeOptions read_recipe(const nlohmann::json& j) {
   const std::string name = j.at("scaling").get<std::string>();
   const std::optional<Scaling> scaling = parse_scaling(name);
@@ -57,15 +66,15 @@ RecipeOptions read_recipe(const nlohmann::json& j) {
 }
 
 nlohmann::json run(const nlohmann::json& request) {
-  const std::string dtype_name = request.at("dtype").get<std::string>();
-  if (dtype_name != "float32" && dtype_name != "bfloat16")
-    throw std::invalid_argument("dtype must be float32 or bfloat16, not '" + dtype_name + "'");
-  const at::ScalarType dtype = dtype_name == "float32" ? at::kFloat : at::kBFloat16;
+  const at::ScalarType dtype = dtype_of(request.at("dtype").get<std::string>());
+  const at::ScalarType weight_dtype = dtype_of(request.value("weight_dtype", request.at("dtype").get<std::string>()));
   const at::Device device(request.value("device", std::string("cpu")));
   Fp8LinearState state(read_recipe(request.at("recipe")), device);
-  const at::Tensor weight = matrix_of(request.at("weight"), dtype).to(device).requires_grad_(true);
-  const at::Tensor bias =
-      at::tensor(request.at("bias").get<std::vector<float>>(), at::kFloat).to(dtype).to(device).requires_grad_(true);
+  const at::Tensor weight = matrix_of(request.at("weight"), weight_dtype).to(device).requires_grad_(true);
+  const at::Tensor bias = at::tensor(request.at("bias").get<std::vector<float>>(), at::kFloat)
+                              .to(weight_dtype)
+                              .to(device)
+                              .requires_grad_(true);
   nlohmann::json steps = nlohmann::json::array();
   for (const auto& step : request.at("steps")) {
     const at::Tensor input = matrix_of(step.at("input"), dtype).to(device).requires_grad_(true);

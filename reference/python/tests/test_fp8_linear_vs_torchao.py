@@ -56,9 +56,10 @@ def steps(count: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
     return out
 
 
-def probe(recipe: dict, dtype: str, count: int, data: list | None = None) -> list[dict]:
+def probe(recipe: dict, dtype: str, count: int, data: list | None = None, weight_dtype: str | None = None) -> list[dict]:
     w, b = weight_and_bias()
-    request = {"recipe": recipe, "dtype": dtype, "device": DEVICE, "weight": w.tolist(), "bias": b.tolist(),
+    request = {"recipe": recipe, "dtype": dtype, "weight_dtype": weight_dtype or dtype, "device": DEVICE,
+               "weight": w.tolist(), "bias": b.tolist(),
                "steps": [{"input": x.tolist(), "grad_output": go.tolist()} for x, go in (data or steps(count))]}
     proc = subprocess.run([PROBE], input=json.dumps(request), capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
@@ -120,6 +121,20 @@ def test_dynamic_recipes_equal_torchao_float8linear(recipe, dtype):
     pytest.importorskip("torchao")
     ours = probe({"scaling": recipe}, dtype, 3)
     assert_bitwise(ours, replay(torchao_linear(recipe, DTYPES[dtype]), DTYPES[dtype], 3))
+
+
+@pytest.mark.parametrize("recipe", ["tensorwise", "rowwise", "delayed"])
+def test_bfloat16_activations_on_float32_weights_equal_the_oracle(recipe):
+    """Autocast's case: float32 master weights, bfloat16 activations and
+    output gradients; the output and both gradient GEMMs in bfloat16, cast
+    back to float32 for the weight and the bias by autograd."""
+    if recipe == "delayed":
+        oracle = DelayedScalingLinear(linear(torch.float32), 4, 0, "max")
+    else:
+        pytest.importorskip("torchao")
+        oracle = torchao_linear(recipe, torch.float32)
+    ours = probe({"scaling": recipe, "history_len": 4}, "bfloat16", len(GROWTH), weight_dtype="float32")
+    assert_bitwise(ours, replay(oracle, torch.bfloat16, len(GROWTH)))
 
 
 DELAYED = [(1, 0, "max"), (4, 0, "max"), (4, 1, "most_recent"), (3, 2, "max")]
