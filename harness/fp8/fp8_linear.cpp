@@ -25,8 +25,8 @@ Fp8Tensor rowwise(const at::Tensor& hp, at::ScalarType fp8, int64_t axis, const 
 }
 
 // The recipe travels in the autograd context as plain values, and the
-// output gradient's delayed state as its tensors (updated in place), so the
-// backward does not depend on the Linear that made the graph still living.
+// output gradient's per-tensor state as its tensors (updated in place), so a
+// graph's backward does not need the Linear's state object to outlive it.
 void save_recipe(AutogradContext* ctx, const RecipeOptions& r) {
   ctx->saved_data["scaling"] = static_cast<int64_t>(r.scaling());
   ctx->saved_data["history_len"] = r.history_len();
@@ -59,8 +59,8 @@ Fp8Tensor per_tensor_cast(DelayedTensorState& state, const at::Tensor& hp, const
 }
 
 struct Fp8Matmul : torch::autograd::Function<Fp8Matmul> {
-  // input2d [M, K], weight [N, K] -> [M, N]. The delayed recipe's scales at
-  // this step are kept for the backward's recasts of input and weight.
+  // input2d [M, K], weight [N, K] -> [M, N]. The per-tensor scales of this
+  // step are kept for the backward's recasts of input and weight.
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& input2d, const at::Tensor& weight,
                             Fp8LinearState* state) {
     const RecipeOptions& r = state->recipe;
