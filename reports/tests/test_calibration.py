@@ -57,3 +57,12 @@ def test_a_control_caught_with_too_little_margin_fails_the_calibration(tmp_path,
 def test_no_results_is_refused(tmp_path, capsys):
     assert main([str(tmp_path)]) == 2
     assert "no results" in capsys.readouterr().err
+
+
+def test_a_case_beyond_its_bound_on_two_seeds_is_counted_apart(tmp_path, capsys):
+    """Seeds independent is the rule's assumption; a case near its bound on
+    every seed breaks it, and the record must show that."""
+    seed_run(tmp_path, 1, {"plain/mlp/fp16/sgd": 1.3})
+    seed_run(tmp_path, 2, {"plain/mlp/fp16/sgd": 1.1, "plain/cnn/bf16/sgd": 1.2})
+    main([str(tmp_path)])
+    assert "beyond their bound on two or more seeds (the rule assumes seeds independent): 1" in capsys.readouterr().out
