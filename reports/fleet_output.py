@@ -1,9 +1,9 @@
 """The fleet report on disk: fleet.json (the analysis as is), fleet-junit.xml
-(one test per machine), index.html and the machines x cases figure."""
+(one test per machine), the machines x cases figure, and index.html
+(reports/fleet_page.py)."""
 
 from __future__ import annotations
 
-import html
 import json
 import math
 from pathlib import Path
@@ -15,8 +15,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 import numpy as np  # noqa: E402
 
+from .fleet_page import by_severity, render_html  # noqa: E402
+
 FIGURE = "fleet-machines-by-cases.png"
-_ORDER = {"reject": 0, "investigate": 1, "accept": 2}
+# Past this many rows the figure is taller than a screen: the case labels and
+# the colour scale go on top too, where a reader starts.
+TALL = 40
 
 
 def write_all(report: dict, out: Path) -> None:
@@ -24,7 +28,7 @@ def write_all(report: dict, out: Path) -> None:
     (out / "fleet.json").write_text(json.dumps(report, indent=1) + "\n")
     write_junit(report, out / "fleet-junit.xml")
     draw(report, out / FIGURE)
-    (out / "index.html").write_text(render_html(report))
+    (out / "index.html").write_text(render_html(report, FIGURE))
 
 
 def write_junit(report: dict, path: Path) -> None:
@@ -46,7 +50,7 @@ def _matrix(report: dict):
     every case with a fingerprint or a timing. Value: throughput over the
     group's median minus 1 (NaN: not timed); a second mask marks
     fingerprint dissent."""
-    machines = sorted(report["machines"], key=lambda m: (_ORDER[m["verdict"]], m["id"]))
+    machines = by_severity(report["machines"])
     cases = sorted({c for g in report["groups"] for c in list(g["cases"]) + list(g["throughput"])})
     row = {m["id"]: i for i, m in enumerate(machines)}
     col = {c: j for j, c in enumerate(cases)}
@@ -74,7 +78,25 @@ def draw(report: dict, path: Path) -> None:
     image = ax.imshow(shown, cmap=cmap, vmin=-0.5, vmax=0.5, aspect="auto", interpolation="nearest")
     ys, xs = np.nonzero(dissent)
     ax.scatter(xs, ys, marker="x", c="black", s=max(6.0, min(60.0, 400.0 / math.sqrt(rows))))
-    label_pt = max(5.0, min(9.0, row_in * 72 * 0.8))
+    _label(ax, machines, cases, max(5.0, min(9.0, row_in * 72 * 0.8)))
+    ax.set_title(f"{len(machines)} machines x {len(cases)} cases: throughput against the group's median\n"
+                 "(grey: not timed or no results; x: fingerprint differs from the group's majority)", fontsize=9)
+    tall = rows > TALL
+    if tall:
+        ax.tick_params(axis="x", top=True, labeltop=True)
+        for tick in ax.xaxis.get_major_ticks():
+            tick.label2.set(rotation=60, horizontalalignment="left")
+    # On top when tall: shrunk to a fraction of a 30-inch axis beside it, the
+    # scale would be a bar two screens long, its middle far below the start.
+    fig.colorbar(image, ax=ax, label="samples/s / group median - 1", location="top" if tall else "right",
+                 shrink=0.5 if tall else 0.6, aspect=30 if tall else 20)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def _label(ax, machines, cases, label_pt) -> None:
+    """Every machine by name and verdict (the ones not accepted in colour),
+    every case by id."""
     ax.set_yticks(range(len(machines)), [f"{m['id']} ({m['verdict']})" for m in machines], fontsize=label_pt)
     for tick, m in zip(ax.get_yticklabels(), machines):
         if m["verdict"] != "accept":
@@ -82,40 +104,3 @@ def draw(report: dict, path: Path) -> None:
             tick.set_fontweight("bold")
     ax.set_xticks(range(len(cases)), cases, rotation=60, ha="right", fontsize=8)
     ax.set_xlabel("case")
-    ax.set_title(f"{len(machines)} machines x {len(cases)} cases: throughput against the group's median\n"
-                 "(grey: not timed or no results; x: fingerprint differs from the group's majority)", fontsize=9)
-    fig.colorbar(image, ax=ax, label="samples/s / group median - 1", shrink=0.6)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-
-
-def _rows(items) -> str:
-    return "".join("<tr>" + "".join(f"<td>{html.escape(str(x))}</td>" for x in row) + "</tr>" for row in items)
-
-
-def render_html(report: dict) -> str:
-    bad = [m for m in report["machines"] if m["verdict"] != "accept"]
-    counts = report["counts"]
-    groups = [(g["id"], len(g["machines"]), ", ".join(f"{k}={v}" for k, v in g["key"].items()
-                                                     if k not in ("git_commit", "git_dirty")))
-              for g in report["groups"]]
-    flagged = [(m["id"], m["verdict"], m["group"] or "-", " | ".join(m["reasons"])) for m in bad]
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>ampbench fleet: {html.escape(report['suite'])}</title>
-<style>body{{font-family:sans-serif;max-width:1200px;margin:2em auto}}table{{border-collapse:collapse}}
-td,th{{border:1px solid #ccc;padding:3px 6px;vertical-align:top}}img{{max-width:100%}}</style></head><body>
-<h1>Fleet qualification: suite {html.escape(report['suite'])}</h1>
-<p><b>{counts['accept']} accepted, {counts['investigate']} to investigate, {counts['reject']} rejected</b>
-of {len(report['machines'])} machines; build {html.escape(str(report['build']['git_commit']))}.</p>
-<h2>Machines not accepted</h2>
-{'<p>None.</p>' if not flagged else '<table><tr><th>machine</th><th>verdict</th><th>group</th><th>reasons</th></tr>'
- + _rows(flagged) + '</table>'}
-<h2>Machines x cases</h2>
-<p><img src="{FIGURE}" alt="heatmap of every machine's throughput per case against its group's median,
-with a cross where its fingerprint differs from the group's majority"></p>
-<h2>Groups (machines expected to agree bit for bit)</h2>
-<table><tr><th>group</th><th>machines</th><th>hardware and software</th></tr>{_rows(groups)}</table>
-<h2>The rule</h2><p>{html.escape(report['rule']['false_alarm'])}</p>
-<p>Also written: fleet.json (everything here, per case), fleet-junit.xml (one test per machine).</p>
-</body></html>
-"""

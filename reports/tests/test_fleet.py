@@ -1,59 +1,21 @@
 """reports.fleet on synthetic fleets: who is named, for what, and which input
 is refused. Each machine is a results.json as `ampbench run --deterministic`
-writes it (reports/tests/sample_results.py, plus fingerprints)."""
+writes it (reports/tests/sample_fleet.py)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import xml.etree.ElementTree as ET
 
-import numpy as np
 import pytest
 
 from reports.fleet import main
 from reports.fleet_stats import benjamini_hochberg, lower_tail_p
-from reports.tests.sample_results import make_results, write_results
-
-
-def _hex(*parts) -> str:
-    return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
-
-
-def machine_doc(machine, *, speed=1.0, corrupt=(), gpu="NVIDIA A100-SXM4-40GB", suite="smoke", commit="abc1234",
-                deterministic=True, complete=True, noise=0.0, seed=0):
-    doc = make_results(gpu=gpu, workloads=("plain",), models=("mlp",), ddp=False, negative_controls=False)
-    doc.update(suite=suite, complete=complete)
-    doc["env"].update(machine_id=machine, git_commit=commit,
-                      deterministic={"algorithms": True, "intra_op_threads": 1} if deterministic else False)
-    rng = np.random.default_rng(seed)
-    for case in doc["cases"]:
-        if case["status"] == "skipped":
-            continue
-        if deterministic:
-            bad = case["id"] in corrupt
-            parts = {p: _hex(case["id"], p, bad and p != "loss") for p in ("loss", "final_params", "optimizer_state")}
-            case["fingerprint"] = {"algorithm": "fnv1a64", "hash": _hex(tuple(parts.values())), **parts}
-        if case["throughput"]:
-            _scale(case["throughput"], speed * (1 + noise * rng.standard_normal()))
-    return doc
-
-
-def _scale(t, factor) -> None:
-    """Every rate of one timing block, consistently (the loader checks)."""
-    t["samples_per_s"] = [s * factor for s in t["samples_per_s"]]
-    for key in ("median", "min", "max", "iqr", "stddev", "achieved_flops_per_s"):
-        t[key] *= factor
-    t["step_time_ms"] /= factor
+from reports.tests.sample_fleet import machine_doc, write_fleet
 
 
 def fleet(tmp_path, docs: dict) -> str:
-    root = tmp_path / "fleet"
-    for folder, doc in docs.items():
-        (root / folder).mkdir(parents=True)
-        if doc is not None:
-            write_results(root / folder / "results.json", doc)
-    return str(root)
+    return write_fleet(tmp_path / "fleet", docs)
 
 
 def run(tmp_path, docs, *extra):
@@ -181,11 +143,30 @@ def test_benjamini_hochberg_and_the_tail():
     assert lower_tail_p(0.0) == pytest.approx(0.5) and lower_tail_p(-3.0) == pytest.approx(0.00135, rel=1e-2)
 
 
-def test_the_figure_of_256_machines_is_drawn_with_every_machine_labelled(tmp_path):
-    docs = healthy(256)
-    docs["node-bad"] = machine_doc("node-bad", corrupt={"plain/mlp/fp16/sgd"})
-    code, report, out = run(tmp_path, docs)
-    assert code == 1 and verdicts(report) == {"node-bad": "reject"}
-    from PIL import Image
-    width, height = Image.open(out / "fleet-machines-by-cases.png").size
-    assert height >= 257 * 8  # at least 8 pixels a machine: labels stay readable
+
+def test_unreadable_or_ambiguous_results_are_named_not_guessed(tmp_path):
+    docs = healthy(3)
+    docs["node-torn"] = docs["node-ambiguous"] = None
+    root = fleet(tmp_path, docs)
+    (tmp_path / "fleet/node-torn/results.json").write_text('{"schema": "ampbench.results", "cases": [')
+    for run_dir in ("run-a", "run-b"):
+        write_fleet(tmp_path / "fleet/node-ambiguous", {run_dir: machine_doc("node-ambiguous")})
+    out = tmp_path / "out"
+    assert main([root, "--out", str(out)]) == 1
+    report = json.loads((out / "fleet.json").read_text())
+    reasons = {m["id"]: " ".join(m["reasons"]) for m in report["machines"] if m["verdict"] != "accept"}
+    assert set(reasons) == {"node-torn", "node-ambiguous"}
+    assert "results unreadable" in reasons["node-torn"]
+    assert "several results.json" in reasons["node-ambiguous"] and "run-a" in reasons["node-ambiguous"]
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda root: None, "no such file or folder"),
+    (lambda root: (root / "node-a").mkdir(parents=True), "no machine has readable results"),
+    (lambda root: root.mkdir(), "neither a results folder nor a folder of machines' folders"),
+])
+def test_input_that_is_no_fleet_at_all_is_refused(tmp_path, capsys, make, message):
+    root = tmp_path / "fleet"
+    make(root)
+    assert main([str(root), "--out", str(tmp_path / "out")]) == 2
+    assert message in capsys.readouterr().err and not (tmp_path / "out").exists()
