@@ -265,6 +265,8 @@ int run_session(const RunSettings& args) {
     env["machine_id"] = machine_id(env.value("host", std::string("none")));
     env["deterministic"] = determinism_json(determinism);
     if (args.inject_bitflip_step >= 0) env["injected_bitflip_step"] = args.inject_bitflip_step;
+    // A run slowed on purpose must never pass for a measurement of the build.
+    if (args.inject_slowdown > 0) env["injected_slowdown"] = args.inject_slowdown;
     writer = std::make_unique<ResultsWriter>(plan.results_path(), plan.suite.name, plan.suite.path, env);
   } catch (const std::exception& e) {
     std::cerr << "ampbench run: error: " << e.what() << "\n";
