@@ -16,13 +16,24 @@
 // result:  {"steps": [{"output", "grad_input", "grad_weight", "grad_bias":
 //                      flat row-major values, "scales": [input, weight,
 //                      grad_output scale after the step (delayed)]}, ...]}
+//
+// or, for the conversion plan (fp8/conversion.h) of a Sequential of Linear
+// layers with a ReLU after each but the last:
+// request: {"plan": {"layers": [[in, out], ...], "convert_first": false,
+//                    "convert_last": false}}
+// result:  {"plan": [{"name", "in_features", "out_features", "converted",
+//                     "reason"}, ...]}
 // A refused recipe exits 2 with the reason on stderr.
 #include <ATen/ATen.h>
+#include <torch/nn/modules/activation.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/linear.h>
 
 #include <exception>
 #include <iostream>
 
 #include "core/json.h"
+#include "fp8/conversion.h"
 #include "fp8/fp8_linear.h"
 
 namespace ampbench::fp8 {
@@ -92,13 +103,31 @@ nlohmann::json run(const nlohmann::json& request) {
   return {{"steps", steps}};
 }
 
+nlohmann::json run_plan(const nlohmann::json& request) {
+  torch::nn::Sequential net;
+  const auto& layers = request.at("layers");
+  for (size_t i = 0; i < layers.size(); ++i) {
+    net->push_back(torch::nn::Linear(layers[i].at(0).get<int64_t>(), layers[i].at(1).get<int64_t>()));
+    if (i + 1 < layers.size()) net->push_back(torch::nn::ReLU());
+  }
+  const auto options = ConversionOptions()
+                           .convert_first(request.value("convert_first", false))
+                           .convert_last(request.value("convert_last", false));
+  nlohmann::json out = nlohmann::json::array();
+  for (const LinearChoice& c : plan_conversion(*net, options))
+    out.push_back({{"name", c.name}, {"in_features", c.in_features}, {"out_features", c.out_features},
+                   {"converted", c.converted}, {"reason", c.reason}});
+  return {{"plan", out}};
+}
+
 }  // namespace
 }  // namespace ampbench::fp8
 
 int main() {
   try {
     const nlohmann::json request = nlohmann::json::parse(std::cin);
-    std::cout << ampbench::fp8::run(request).dump() << "\n";
+    const bool plan = request.contains("plan");
+    std::cout << (plan ? ampbench::fp8::run_plan(request.at("plan")) : ampbench::fp8::run(request)).dump() << "\n";
     return 0;
   } catch (const c10::Error& e) {
     std::cerr << "ampbench_fp8_probe: " << e.what_without_backtrace() << "\n";

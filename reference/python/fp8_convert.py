@@ -1,0 +1,79 @@
+"""The FP8 recipes on a Python module, for the oracle: the same choice of
+Linear layers as the C++ conversion plan (harness/fp8/conversion.h: both
+dimensions divisible by 16, the first and the last Linear in registration
+order only when asked), each chosen layer swapped for torchao's
+Float8Linear (tensorwise, rowwise) or for fp8_delayed.DelayedScalingLinear
+(delayed), the others left as they are.
+
+The rowwise recipe's output GEMM runs without fast accumulation, as the C++
+recipe runs it (the CPU's scaled matmul takes per-tensor scales only:
+docs/fp8.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import torch
+
+from reference.python.fp8_delayed import DelayedScalingLinear
+
+ALIGNMENT = 16
+
+
+@dataclasses.dataclass
+class LinearChoice:
+    name: str
+    in_features: int
+    out_features: int
+    converted: bool
+    reason: str  # empty when converted
+
+
+def _misalignment(c: LinearChoice) -> str:
+    parts = [f"{k} {v}" for k, v in (("in_features", c.in_features), ("out_features", c.out_features))
+             if v % ALIGNMENT]
+    return " and ".join(parts) + " not divisible by 16" if parts else ""
+
+
+def plan_conversion(module: torch.nn.Module, convert_first: bool = False, convert_last: bool = False) -> list[LinearChoice]:
+    plan = [LinearChoice(name, m.in_features, m.out_features, False, "")
+            for name, m in module.named_modules() if isinstance(m, torch.nn.Linear)]
+    for i, c in enumerate(plan):
+        c.reason = _misalignment(c)
+        if not c.reason and i == 0 and not convert_first:
+            c.reason = "the first Linear (convert_first off)"
+        if not c.reason and i == len(plan) - 1 and not convert_last:
+            c.reason = "the last Linear (convert_last off)"
+        c.converted = not c.reason
+    return plan
+
+
+def fp8_linear(linear: torch.nn.Linear, recipe: dict) -> torch.nn.Module:
+    """One Linear under `recipe` ({"scaling": ..., "history_len", "margin",
+    "amax_compute"}), sharing its parameters."""
+    scaling = recipe["scaling"]
+    if scaling == "delayed":
+        return DelayedScalingLinear(linear, recipe.get("history_len", 16), recipe.get("margin", 0),
+                                    recipe.get("amax_compute", "max"))
+    from torchao.float8.config import Float8GemmConfig, Float8LinearConfig
+    from torchao.float8.float8_linear import Float8Linear
+
+    if scaling not in ("tensorwise", "rowwise"):
+        raise ValueError(f"unknown fp8 recipe {scaling!r} (tensorwise, rowwise, delayed)")
+    config = Float8LinearConfig.from_recipe_name(scaling)
+    if scaling == "rowwise":
+        config = dataclasses.replace(config, gemm_config_output=Float8GemmConfig(use_fast_accum=False))
+    return Float8Linear.from_float(linear, config)
+
+
+def convert(module: torch.nn.Module, recipe: dict, convert_first: bool = False,
+            convert_last: bool = False) -> list[LinearChoice]:
+    """Swaps the planned Linear layers of `module` in place; returns the plan."""
+    plan = plan_conversion(module, convert_first, convert_last)
+    for c in plan:
+        if c.converted:
+            parent_name, _, child = c.name.rpartition(".")
+            parent = module.get_submodule(parent_name) if parent_name else module
+            setattr(parent, child, fp8_linear(getattr(parent, child), recipe))
+    return plan

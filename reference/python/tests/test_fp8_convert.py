@@ -1,0 +1,68 @@
+"""The oracle's FP8 conversion (reference/python/fp8_convert.py) against the
+C++ conversion plan (through ampbench_fp8_probe's "plan" request): the same
+layers converted, with the same reasons, and each converted layer running
+its recipe on the module's own parameters.
+
+AMPBENCH_FP8_PROBE names the probe (the CTest fp8.linear_vs_torchao sets it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+
+import pytest
+import torch
+
+from reference.python import fp8_convert
+from reference.python.fp8_delayed import DelayedScalingLinear
+
+PROBE = os.environ.get("AMPBENCH_FP8_PROBE", "")
+
+LAYERS = [
+    [(32, 64), (64, 64), (64, 10)],  # the mlp's shape: only the middle one converts
+    [(32, 64), (64, 48), (48, 40), (40, 16)],  # a misaligned pair in the middle
+    [(12, 10), (10, 5)],  # nothing to convert
+    [(16, 16)],  # one layer, both first and last
+]
+
+
+def sequential(layers) -> torch.nn.Sequential:
+    mods = []
+    for i, (n_in, n_out) in enumerate(layers):
+        mods.append(torch.nn.Linear(n_in, n_out))
+        if i + 1 < len(layers):
+            mods.append(torch.nn.ReLU())
+    return torch.nn.Sequential(*mods)
+
+
+@pytest.mark.skipif(not PROBE, reason="AMPBENCH_FP8_PROBE names no ampbench_fp8_probe binary")
+@pytest.mark.parametrize("first,last", [(False, False), (True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("layers", LAYERS, ids=["mlp", "misaligned", "none", "single"])
+def test_the_python_plan_is_the_cpp_plan(layers, first, last):
+    request = {"plan": {"layers": layers, "convert_first": first, "convert_last": last}}
+    proc = subprocess.run([PROBE], input=json.dumps(request), capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    ours = [dataclasses.asdict(c) for c in fp8_convert.plan_conversion(sequential(layers), first, last)]
+    assert ours == json.loads(proc.stdout)["plan"]
+
+
+@pytest.mark.parametrize("scaling", ["tensorwise", "rowwise", "delayed"])
+def test_convert_swaps_the_planned_layers_and_keeps_the_parameters(scaling):
+    if scaling == "delayed":
+        kind = DelayedScalingLinear
+    else:
+        kind = pytest.importorskip("torchao.float8.float8_linear").Float8Linear
+    net = sequential(LAYERS[1])
+    params = {name: p for name, p in net.named_parameters()}
+    plan = fp8_convert.convert(net, {"scaling": scaling, "history_len": 4}, convert_first=True)
+    assert [c.name for c in plan if c.converted] == ["0", "2"]
+    assert isinstance(net[0], kind) and isinstance(net[2], kind)
+    assert type(net[4]) is torch.nn.Linear and type(net[6]) is torch.nn.Linear
+    after = dict(net.named_parameters())
+    assert after.keys() == params.keys()
+    assert all(after[name] is p for name, p in params.items())  # the same tensors, not copies
+    net(torch.randn(16, 32)).sum().backward()
+    assert all(p.grad is not None for p in net.parameters())
