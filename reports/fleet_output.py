@@ -21,6 +21,10 @@ FIGURE = "fleet-machines-by-cases.png"
 # Past this many rows the figure is taller than a screen: the case labels and
 # the colour scale go on top too, where a reader starts.
 TALL = 40
+# Wider than the page (inches at the figure's 100 dpi): the page shows it at
+# its own size in a strip that scrolls sideways rather than shrinking every
+# label, so the machine names go on the right too.
+WIDE_IN = 11.5
 
 
 def write_all(report: dict, out: Path) -> None:
@@ -72,35 +76,43 @@ def draw(report: dict, path: Path) -> None:
     # About 30 inches at most: at 256 machines a row is 0.11 in, and the
     # machine labels shrink with it but stay above 5 pt.
     row_in = min(0.28, 30.0 / rows)
-    fig, ax = plt.subplots(figsize=(min(7 + 0.45 * cols, 30), 2.5 + row_in * rows), layout="constrained")
+    width_in = min(7 + 0.45 * cols, 30)
+    wide = width_in > WIDE_IN
+    fig, ax = plt.subplots(figsize=(width_in, 2.5 + row_in * rows), layout="constrained")
     shown = np.ma.masked_invalid(np.clip(value, -0.5, 0.5))
     cmap = plt.get_cmap("RdBu").with_extremes(bad="#d0d0d0")
     image = ax.imshow(shown, cmap=cmap, vmin=-0.5, vmax=0.5, aspect="auto", interpolation="nearest")
     ys, xs = np.nonzero(dissent)
     ax.scatter(xs, ys, marker="x", c="black", s=max(6.0, min(60.0, 400.0 / math.sqrt(rows))))
-    _label(ax, machines, cases, max(5.0, min(9.0, row_in * 72 * 0.8)))
+    _label(ax, machines, cases, max(5.0, min(9.0, row_in * 72 * 0.8)), both_sides=wide)
+    # Wide: title and scale at the left edge, where the strip starts.
     ax.set_title(f"{len(machines)} machines x {len(cases)} cases: throughput against the group's median\n"
-                 "(grey: not timed or no results; x: fingerprint differs from the group's majority)", fontsize=9)
-    tall = rows > TALL
-    if tall:
+                 "(grey: not timed or no results; x: fingerprint differs from the group's majority)", fontsize=9,
+                 loc="left" if wide else "center")
+    on_top = rows > TALL or wide
+    if rows > TALL:
         ax.tick_params(axis="x", top=True, labeltop=True)
         for tick in ax.xaxis.get_major_ticks():
             tick.label2.set(rotation=60, horizontalalignment="left")
     # On top when tall: shrunk to a fraction of a 30-inch axis beside it, the
-    # scale would be a bar two screens long, its middle far below the start.
-    fig.colorbar(image, ax=ax, label="samples/s / group median - 1", location="top" if tall else "right",
-                 shrink=0.5 if tall else 0.6, aspect=30 if tall else 20)
+    # scale would be a bar two screens long, its middle far below the start;
+    # when wide, the right side holds the machine names. At most 5 inches.
+    where = {"location": "top", "shrink": min(0.5, 5.0 / width_in), "aspect": 30} if on_top else {"shrink": 0.6}
+    if wide:
+        where["anchor"] = (0.0, 1.0)
+    fig.colorbar(image, ax=ax, label="samples/s / group median - 1", **where)
     fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
-def _label(ax, machines, cases, label_pt) -> None:
+def _label(ax, machines, cases, label_pt, both_sides) -> None:
     """Every machine by name and verdict (the ones not accepted in colour),
     every case by id."""
     ax.set_yticks(range(len(machines)), [f"{m['id']} ({m['verdict']})" for m in machines], fontsize=label_pt)
-    for tick, m in zip(ax.get_yticklabels(), machines):
+    ax.tick_params(axis="y", right=both_sides, labelright=both_sides)
+    for tick, m in zip(ax.yaxis.get_major_ticks(), machines):
         if m["verdict"] != "accept":
-            tick.set_color("#b00000" if m["verdict"] == "reject" else "#a06000")
-            tick.set_fontweight("bold")
+            for label in (tick.label1, tick.label2):
+                label.set(color="#b00000" if m["verdict"] == "reject" else "#a06000", fontweight="bold")
     ax.set_xticks(range(len(cases)), cases, rotation=60, ha="right", fontsize=8)
     ax.set_xlabel("case")

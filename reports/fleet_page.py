@@ -7,7 +7,9 @@ grows with the kinds of machine, not their number, and the table of
 machines not accepted shows its first FLAGGED_SHOWN rows open and folds the
 rest (still in the page, one click away; every row is in fleet.json), so a
 fleet-wide fault (every machine run without --deterministic) does not push
-the figure and the groups thousands of pixels down.
+the figure and the groups thousands of pixels down. The figure is shown at
+its own size, never shrunk to the page: a wide one (many cases) scrolls
+sideways in its own strip, and the page itself never does.
 """
 
 from __future__ import annotations
@@ -70,7 +72,7 @@ def render_html(report: dict, figure: str) -> str:
 <html lang="en"><head><meta charset="utf-8"><title>ampbench fleet: {html.escape(report['suite'])}</title>
 <style>body{{font-family:sans-serif;max-width:1200px;margin:2em auto}}table{{border-collapse:collapse}}
 td,th{{border:1px solid #ccc;padding:3px 6px;vertical-align:top}}
-td:last-child{{overflow-wrap:anywhere}}img{{max-width:100%}}
+td:last-child{{overflow-wrap:anywhere}}.figure{{overflow-x:auto}}
 summary{{cursor:pointer;margin:0.5em 0}}</style></head><body>
 <h1>Fleet qualification: suite {html.escape(report['suite'])}</h1>
 <p><b>{counts['accept']} accepted, {counts['investigate']} to investigate, {counts['reject']} rejected</b>
@@ -80,8 +82,8 @@ of {len(report['machines'])} machines; build {html.escape(str(report['build']['g
 <h2>Machines not accepted</h2>
 {_flagged(report)}
 <h2>Machines x cases</h2>
-<p><img src="{figure}" alt="heatmap of every machine's throughput per case against its group's median,
-with a cross where its fingerprint differs from the group's majority"></p>
+<div class="figure"><img src="{figure}" alt="heatmap of every machine's throughput per case against its group's
+median, with a cross where its fingerprint differs from the group's majority"></div>
 <h2>The rule</h2><p>{html.escape(report['rule']['false_alarm'])}</p>
 <p>Also written: fleet.json (everything here, per case), fleet-junit.xml (one test per machine).</p>
 </body></html>

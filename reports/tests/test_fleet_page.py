@@ -3,7 +3,8 @@
 table wider than the page), plus what a fleet that size needs: the machines
 not accepted come first and rejected before investigated, a fleet-wide fault
 folds instead of pushing the figure screens down, and the figure is shown
-at its own size with a few pixels per machine.
+at its own size with a few pixels per machine (wider than the page: in a
+strip that scrolls sideways, the page itself never does).
 
 The machines are copies of one synthetic results document with their own
 identities, fingerprints and throughput noise (reports/tests/
@@ -13,11 +14,13 @@ fails and says how to get it, as reports/tests/test_browser.py does.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from reports.browser_check import BrowserMissing, check_report, start_browser
 from reports.fleet import main
-from reports.fleet_output import FIGURE
+from reports.fleet_output import FIGURE, write_all
 from reports.fleet_page import FLAGGED_SHOWN, render_html
 from reports.tests.sample_fleet import SMALL, machine_doc, write_fleet
 from reports.tests.sample_results import make_results
@@ -76,6 +79,7 @@ def _layout(browser):
         "return {figure_top: img.getBoundingClientRect().top + window.scrollY,"
         " shown: img.getBoundingClientRect().width, natural: img.naturalWidth,"
         " natural_height: img.naturalHeight, folded: document.querySelectorAll('details:not([open])').length,"
+        " page_overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,"
         " flagged: Array.from(document.querySelectorAll('table'))[1].innerText};")
 
 
@@ -86,7 +90,7 @@ def test_the_page_of_16_machines_opens_cleanly_naming_the_two(browser, fleet16):
     layout = _layout(browser)
     flagged = layout["flagged"]
     assert flagged.index("gpu-node-0009\treject") < flagged.index("gpu-node-0003\tinvestigate")
-    assert flagged.count("gpu-node-") == 2 and layout["folded"] == 0
+    assert flagged.count("gpu-node-") == 2 and layout["folded"] == 0 and layout["page_overflow"] == 0
     assert layout["shown"] >= 0.95 * layout["natural"]  # not shrunk to fit: the labels keep their size
 
 
@@ -98,12 +102,26 @@ def test_the_page_of_256_machines_opens_cleanly_and_stays_readable(browser, flee
     flagged = layout["flagged"]
     rejected = [flagged.index(f"gpu-node-{i:04d}\treject") for i in (7, 101, 250)]
     assert max(rejected) < flagged.index("\tinvestigate")  # suspects first
-    assert flagged.count("gpu-node-") == FLAGGED_SHOWN and layout["folded"] == 1
+    assert flagged.count("gpu-node-") == FLAGGED_SHOWN and layout["folded"] == 1 and layout["page_overflow"] == 0
     # The figure starts within a few screens although 51 machines are named.
     assert layout["figure_top"] < 5 * 900
     assert layout["shown"] >= 0.95 * layout["natural"]
     assert layout["natural_height"] >= 258 * 8  # at least 8 pixels a machine: every label readable
     assert (out / FIGURE).is_file()
+
+
+def test_a_suite_of_many_cases_scrolls_sideways_instead_of_shrinking(browser, fleet16, tmp_path):
+    """The 16 machines' report with every case copied to 120 cases (a real
+    suite's size): the figure is wider than the page."""
+    report = json.loads((fleet16[1] / "fleet.json").read_text())
+    for g in report["groups"]:
+        for part in ("cases", "throughput"):
+            g[part] = {f"{case}#{k}": v for case, v in g[part].items() for k in range(24)}
+    write_all(report, tmp_path)
+    result = check_report(browser, tmp_path)
+    layout = _layout(browser)
+    assert result.problems == [] and layout["page_overflow"] == 0
+    assert layout["natural"] > 1280 and layout["shown"] == layout["natural"]
 
 
 def test_every_machine_not_accepted_is_in_the_page_rejected_first():
