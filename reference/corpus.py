@@ -1,0 +1,136 @@
+"""python -m reference.corpus BUILD_DIR OUT [--models a,b] [--steps N]
+
+Bring your own model on public models, as a new user would: each model of
+the corpus is exported at a small size with its default settings (dropout
+and stochastic depth on) by `python -m reference.export --matrix quick`,
+run through that suite by `ampbench run` and cross-checked case by case
+against the same file replayed by the Python oracle
+(reference/python/run_crosscheck.sh). Nothing is downloaded: torchvision
+models without weights, transformers models built from configs
+(reference/corpus_models.py).
+
+Prints one Markdown row per model (model, cases, verdict, cross-check) and
+writes OUT/corpus.md. Exit: 0 every model conforms (unsupported precisions
+left out with PyTorch's reason) and every replay agrees; 1 one does not;
+2 bad arguments (OUT must be new, empty or a previous corpus run's), or an
+export or a run that could not be done."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MARK = ".reference-corpus"  # OUT is ours to empty on the next run
+TV = "torchvision.models"
+IMAGE = ["--input", "3,32,32"]
+TOKENS = ["--tokens", "12", "--vocab", "100"]
+TEN = '{"num_classes": 10}'
+# name -> the export's arguments (factory, kwargs, inputs).
+CORPUS = {
+    "resnet18": [f"{TV}:resnet18", "--kwargs", TEN, *IMAGE],
+    "mobilenet_v3_small": [f"{TV}:mobilenet_v3_small", "--kwargs", TEN, *IMAGE],
+    "mobilenet_v2": [f"{TV}:mobilenet_v2", "--kwargs", TEN, *IMAGE],
+    "efficientnet_b0": [f"{TV}:efficientnet_b0", "--kwargs", TEN, *IMAGE],
+    "convnext_tiny": [f"{TV}:convnext_tiny", "--kwargs", TEN, *IMAGE],
+    "squeezenet1_1": [f"{TV}:squeezenet1_1", "--kwargs", TEN, *IMAGE],
+    "shufflenet_v2_x0_5": [f"{TV}:shufflenet_v2_x0_5", "--kwargs", TEN, *IMAGE],
+    "vit": [f"{TV}:VisionTransformer", "--kwargs",
+            '{"image_size": 32, "patch_size": 8, "num_layers": 2, "num_heads": 4, "hidden_dim": 32, '
+            '"mlp_dim": 64, "num_classes": 10}', *IMAGE],
+    "gpt2": ["reference.corpus_models:gpt2", *TOKENS],
+    "bert": ["reference.corpus_models:bert", *TOKENS],
+    "distilbert": ["reference.corpus_models:distilbert", *TOKENS],
+    "t5_encoder": ["reference.corpus_models:t5_encoder", *TOKENS],
+    "llama": ["reference.corpus_models:llama", *TOKENS],
+}
+
+
+def export(py: str, name: str, out: Path, steps: int, batch: int) -> Path:
+    pt = out / f"{name}.pt"
+    p = subprocess.run([py, "-m", "reference.export", *CORPUS[name], "--batch", str(batch), "--matrix", "quick",
+                        "--out", str(pt)], cwd=ROOT, capture_output=True, text=True)
+    (out / "export.log").write_text(p.stdout + p.stderr)
+    if p.returncode != 0:
+        raise RuntimeError(f"{name}: the export failed (exit {p.returncode}): {p.stderr.strip()[-500:]}")
+    suite_file = pt.with_suffix(".suite.json")
+    suite = json.loads(suite_file.read_text())
+    suite["defaults"]["steps"] = steps
+    suite_file.write_text(json.dumps(suite, indent=2) + "\n")
+    return suite_file
+
+
+def left_out(export_log: str) -> list[str]:
+    return re.findall(r"reference\.export: (\w+) left out of the suite: (.*)", export_log)
+
+
+def row(name: str, build: Path, out: Path, steps: int, batch: int, py: str) -> tuple[str, bool]:
+    suite = export(py, name, out, steps, batch)
+    env = dict(os.environ, AMPBENCH_CROSSCHECK_SUITE=str(suite), AMPBENCH_CROSSCHECK_REQUIRE_CONFORMING="1",
+               AMPBENCH_PYTHON=py)
+    p = subprocess.run([str(ROOT / "reference/python/run_crosscheck.sh"), str(build), str(out / "cc")], env=env,
+                       capture_output=True, text=True)
+    (out / "crosscheck.log").write_text(p.stdout + p.stderr)
+    if p.returncode == 2:
+        raise RuntimeError(f"{name}: the run or the check could not be done: {p.stderr.strip()[-500:]}")
+    run_log = (out / "cc" / "run.log").read_text()
+    verdict = re.search(r"^verdicts: (.*)$", run_log, re.M)
+    agree = re.search(r"^(\d+) of (\d+) cases agree with the Python reference, (\d+) disagree, (\d+) unusable",
+                      p.stdout, re.M)
+    precisions = json.loads(suite.read_text())["matrix"]["precisions"]
+    cases = f"quick, {steps} steps, batch {batch}: {', '.join(precisions)}"
+    for precision, why in left_out((out / "export.log").read_text()):
+        cases += f"; {precision} left out ({why})"
+    line = (f"| {name} | {cases} | {verdict.group(1) if verdict else 'no verdict line'} | "
+            f"{f'{agree[1]} of {agree[2]} agree, {agree[3]} disagree, {agree[4]} unusable' if agree else 'no check summary'} |")
+    return line, p.returncode == 0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m reference.corpus", description=__doc__.splitlines()[0])
+    p.add_argument("build", help="the build folder holding ampbench")
+    p.add_argument("out", help="a new folder for the exports, runs and the table")
+    p.add_argument("--models", default=",".join(CORPUS), help="comma-separated subset [all]")
+    p.add_argument("--steps", type=int, default=6, help="steps per case (the quick controls inject an inf at step 4) [6]")
+    p.add_argument("--batch", type=int, default=4, help="batch size [4]")
+    args = p.parse_args(argv)
+    names = [n for n in args.models.split(",") if n]
+    unknown = [n for n in names if n not in CORPUS]
+    build, out = Path(args.build).resolve(), Path(args.out).resolve()
+    problem = (f"unknown model(s) {', '.join(unknown)}; the corpus: {', '.join(CORPUS)}" if unknown else
+               f"{build}/ampbench is not an executable" if not os.access(build / "ampbench", os.X_OK) else
+               f"{out} is not empty and was not made by reference.corpus"
+               if out.exists() and any(out.iterdir()) and not (out / MARK).exists() else
+               "--steps must be at least 5 (a control injects at step 4), --batch positive"
+               if args.steps < 5 or args.batch < 1 else None)
+    if problem:
+        print(f"reference.corpus: error: {problem}", file=sys.stderr)
+        return 2
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    (out / MARK).touch()
+    rows, ok = ["| model | cases | verdict | C++ against the same file in Python |", "|---|---|---|---|"], True
+    for name in names:
+        (out / name).mkdir(parents=True)
+        start = time.monotonic()
+        try:
+            line, good = row(name, build, out / name, args.steps, args.batch, sys.executable)
+        except RuntimeError as e:
+            print(f"reference.corpus: error: {e}", file=sys.stderr)
+            return 2
+        print(f"{line}  ({time.monotonic() - start:.0f} s)", flush=True)
+        rows.append(line)
+        ok &= good
+    (out / "corpus.md").write_text("\n".join(rows) + "\n")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
