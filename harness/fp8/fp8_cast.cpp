@@ -1,5 +1,8 @@
 #include "fp8/fp8_cast.h"
 
+#include <c10/core/DispatchKeySet.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
+
 #include "fp8/fp8_recipe.h"
 
 namespace ampbench::fp8 {
@@ -39,6 +42,9 @@ Fp8Tensor cast_dynamic(const at::Tensor& hp, at::ScalarType fp8, std::optional<i
 }
 
 at::Tensor scaled_mm(const Fp8Tensor& a, const Fp8Tensor& b, at::ScalarType out_dtype, bool fast_accum) {
+  // Below autocast, where torchao's GEMM runs (inside its tensor subclass's
+  // dispatch): autocast's own policy for _scaled_mm changes the result.
+  const c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::autocast_dispatch_keyset);
   const at::Tensor a_data = is_row_major(a.data) ? a.data : a.data.contiguous();
   const at::Tensor b_data = is_row_major(b.data) ? b.data.t().contiguous().t() : b.data;
   at::Tensor a_inverse = a.scale.reciprocal();

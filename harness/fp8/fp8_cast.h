@@ -39,7 +39,7 @@ Fp8Tensor cast_dynamic(const at::Tensor& hp, at::ScalarType fp8, std::optional<i
 // row-major and b column-major, the reciprocal scales passed to _scaled_mm;
 // rowwise operands without fast accumulation go through a unit-scale GEMM in
 // bfloat16 and the outer product of the reciprocal scales after it (the CPU
-// kernel takes per-tensor scales only).
+// kernel takes per-tensor scales only). Autocast does not apply to it.
 at::Tensor scaled_mm(const Fp8Tensor& a, const Fp8Tensor& b, at::ScalarType out_dtype, bool fast_accum);
 
 }  // namespace ampbench::fp8

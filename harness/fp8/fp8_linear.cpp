@@ -1,5 +1,6 @@
 #include "fp8/fp8_linear.h"
 
+#include <ATen/autocast_mode.h>
 #include <torch/autograd.h>
 
 #include "fp8/fp8_cast.h"
@@ -62,7 +63,7 @@ struct Fp8Matmul : torch::autograd::Function<Fp8Matmul> {
   // input2d [M, K], weight [N, K] -> [M, N]. The per-tensor scales of this
   // step are kept for the backward's recasts of input and weight.
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& input2d, const at::Tensor& weight,
-                            Fp8LinearState* state) {
+                            Fp8LinearState* state, at::ScalarType out_dtype) {
     const RecipeOptions& r = state->recipe;
     const at::Tensor weight_t = weight.t();  // column-major, as torchao's weight_hp_t
     Fp8Tensor x, w_t;
@@ -82,7 +83,7 @@ struct Fp8Matmul : torch::autograd::Function<Fp8Matmul> {
     ctx->saved_data["w_scale"] = w_t.scale;
     // torchao: fast accumulation for the output GEMM (tensorwise); rowwise
     // goes through the unit-scale GEMM, which the CPU kernel can run.
-    return scaled_mm(x, w_t, input2d.scalar_type(), r.scaling() != Scaling::kRowwise);
+    return scaled_mm(x, w_t, out_dtype, r.scaling() != Scaling::kRowwise);
   }
 
   static tensor_list backward(AutogradContext* ctx, tensor_list grads) {
@@ -110,7 +111,7 @@ struct Fp8Matmul : torch::autograd::Function<Fp8Matmul> {
       grad_input = scaled_mm(rowwise(g, gf, -1, r), rowwise(weight_t, kE4m3, -1, r).t(), out, false);
       grad_weight = scaled_mm(rowwise(g, gf, 0, r).t(), rowwise(input2d, kE4m3, 0, r), out, false);
     }
-    return {grad_input, grad_weight, at::Tensor()};
+    return {grad_input, grad_weight, at::Tensor(), at::Tensor()};
   }
 };
 
@@ -133,8 +134,18 @@ at::Tensor fp8_linear(const at::Tensor& input, const at::Tensor& weight, const a
                       Fp8LinearState& state) {
   TORCH_CHECK(input.size(-1) == weight.size(1), "fp8_linear: input has ", input.size(-1),
               " features, the weight takes ", weight.size(1));
-  const at::Tensor input2d = input.reshape({-1, input.size(-1)});
-  at::Tensor out = Fp8Matmul::apply(input2d, weight, &state);
+  // Under autocast, as torchao's Float8Linear: the output in the autocast
+  // dtype; on CUDA the input is cast to it first (its forward does), on the
+  // CPU it is taken as it comes (only its GEMM sees autocast there).
+  at::Tensor x = input;
+  at::ScalarType out_dtype = input.scalar_type();
+  const at::DeviceType device = input.device().type();
+  if (at::autocast::is_autocast_available(device) && at::autocast::is_autocast_enabled(device)) {
+    out_dtype = at::autocast::get_autocast_dtype(device);
+    if (device == at::kCUDA) x = input.to(out_dtype);
+  }
+  const at::Tensor input2d = x.reshape({-1, x.size(-1)});
+  at::Tensor out = Fp8Matmul::apply(input2d, weight, &state, out_dtype);
   std::vector<int64_t> shape(input.sizes().begin(), input.sizes().end() - 1);
   shape.push_back(weight.size(0));
   out = out.reshape(shape);

@@ -1,8 +1,8 @@
 // y = x W^T + b with the three GEMMs (output, grad_input, grad_weight) in
 // FP8 through at::_scaled_mm, as torchao's Float8Linear computes them
-// (matmul_with_hp_or_float8_args): the output in the input's dtype, both
-// gradients in the output gradient's dtype, the bias added after the GEMM in
-// the output's dtype.
+// (matmul_with_hp_or_float8_args): the output in the input's dtype (in the
+// autocast dtype under autocast), both gradients in the output gradient's
+// dtype, the bias added after the GEMM in the output's dtype.
 #pragma once
 
 #include <ATen/ATen.h>

@@ -23,15 +23,25 @@
 //                    "convert_last": false}}
 // result:  {"plan": [{"name", "in_features", "out_features", "converted",
 //                     "reason"}, ...]}
+//
+// or a few SGD steps of that Sequential with the plan's layers in FP8 and
+// the rest under bfloat16 autocast when asked (float32 master weights):
+// request: {"train": {"layers": [[in, out], ...], "recipe": {...},
+//                     "convert_first", "convert_last", "autocast": true,
+//                     "lr": 0.1, "params": [[weight rows, bias], ...],
+//                     "steps": [{"input": [[...]], "labels": [int, ...]}]}}
+// result:  {"losses": [float, ...], "params": [[weight flat, bias], ...]}
 // A refused recipe exits 2 with the reason on stderr.
 #include <ATen/ATen.h>
 #include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/linear.h>
+#include <torch/optim/sgd.h>
 
 #include <exception>
 #include <iostream>
 
+#include "amp/autocast_guard.h"
 #include "core/json.h"
 #include "fp8/conversion.h"
 #include "fp8/fp8_linear.h"
@@ -103,21 +113,81 @@ nlohmann::json run(const nlohmann::json& request) {
   return {{"steps", steps}};
 }
 
-nlohmann::json run_plan(const nlohmann::json& request) {
+torch::nn::Sequential sequential_of(const nlohmann::json& layers) {
   torch::nn::Sequential net;
-  const auto& layers = request.at("layers");
   for (size_t i = 0; i < layers.size(); ++i) {
     net->push_back(torch::nn::Linear(layers[i].at(0).get<int64_t>(), layers[i].at(1).get<int64_t>()));
     if (i + 1 < layers.size()) net->push_back(torch::nn::ReLU());
   }
-  const auto options = ConversionOptions()
-                           .convert_first(request.value("convert_first", false))
-                           .convert_last(request.value("convert_last", false));
+  return net;
+}
+
+ConversionOptions conversion_of(const nlohmann::json& request) {
+  return ConversionOptions()
+      .convert_first(request.value("convert_first", false))
+      .convert_last(request.value("convert_last", false));
+}
+
+nlohmann::json run_plan(const nlohmann::json& request) {
+  const torch::nn::Sequential net = sequential_of(request.at("layers"));
   nlohmann::json out = nlohmann::json::array();
-  for (const LinearChoice& c : plan_conversion(*net, options))
+  for (const LinearChoice& c : plan_conversion(*net, conversion_of(request)))
     out.push_back({{"name", c.name}, {"in_features", c.in_features}, {"out_features", c.out_features},
                    {"converted", c.converted}, {"reason", c.reason}});
   return {{"plan", out}};
+}
+
+// The Sequential's forward, each planned Linear through fp8_linear with its
+// own state (nullptr: not converted).
+at::Tensor forward(torch::nn::Sequential& net, const std::vector<std::unique_ptr<Fp8LinearState>>& states,
+                   at::Tensor x) {
+  for (size_t i = 0; i < net->size(); ++i) {
+    auto* linear = net[i]->as<torch::nn::LinearImpl>();
+    if (linear == nullptr) {
+      x = net[i]->as<torch::nn::ReLUImpl>()->forward(x);
+    } else if (states[i]) {
+      x = fp8_linear(x, linear->weight, linear->bias, *states[i]);
+    } else {
+      x = linear->forward(x);
+    }
+  }
+  return x;
+}
+
+nlohmann::json run_train(const nlohmann::json& request) {
+  torch::nn::Sequential net = sequential_of(request.at("layers"));
+  const RecipeOptions recipe = read_recipe(request.at("recipe"));
+  const std::vector<LinearChoice> plan = plan_conversion(*net, conversion_of(request));
+  std::vector<std::unique_ptr<Fp8LinearState>> states(net->size());
+  size_t linear_index = 0;
+  for (size_t i = 0; i < net->size(); ++i) {
+    auto* linear = net[i]->as<torch::nn::LinearImpl>();
+    if (linear == nullptr) continue;
+    const auto& p = request.at("params").at(linear_index);
+    torch::NoGradGuard no_grad;
+    linear->weight.copy_(matrix_of(p.at(0), at::kFloat));
+    linear->bias.copy_(at::tensor(p.at(1).get<std::vector<float>>(), at::kFloat));
+    if (plan[linear_index++].converted) states[i] = std::make_unique<Fp8LinearState>(recipe, at::kCPU);
+  }
+  torch::optim::SGD opt(net->parameters(), torch::optim::SGDOptions(request.at("lr").get<double>()));
+  nlohmann::json losses = nlohmann::json::array();
+  for (const auto& step : request.at("steps")) {
+    opt.zero_grad();
+    at::Tensor loss;
+    {
+      amp::AutocastGuard autocast(at::kCPU, at::kBFloat16, request.value("autocast", false));
+      const at::Tensor out = forward(net, states, matrix_of(step.at("input"), at::kFloat));
+      loss = at::cross_entropy_loss(out, at::tensor(step.at("labels").get<std::vector<int64_t>>(), at::kLong));
+    }
+    loss.backward();
+    opt.step();
+    losses.push_back(loss.item<float>());
+  }
+  nlohmann::json params = nlohmann::json::array();
+  for (size_t i = 0; i < net->size(); ++i)
+    if (const auto* linear = net[i]->as<torch::nn::LinearImpl>())
+      params.push_back({flat(linear->weight), flat(linear->bias)});
+  return {{"losses", losses}, {"params", params}};
 }
 
 }  // namespace
@@ -126,8 +196,15 @@ nlohmann::json run_plan(const nlohmann::json& request) {
 int main() {
   try {
     const nlohmann::json request = nlohmann::json::parse(std::cin);
-    const bool plan = request.contains("plan");
-    std::cout << (plan ? ampbench::fp8::run_plan(request.at("plan")) : ampbench::fp8::run(request)).dump() << "\n";
+    nlohmann::json result;
+    if (request.contains("plan")) {
+      result = ampbench::fp8::run_plan(request.at("plan"));
+    } else if (request.contains("train")) {
+      result = ampbench::fp8::run_train(request.at("train"));
+    } else {
+      result = ampbench::fp8::run(request);
+    }
+    std::cout << result.dump() << "\n";
     return 0;
   } catch (const c10::Error& e) {
     std::cerr << "ampbench_fp8_probe: " << e.what_without_backtrace() << "\n";

@@ -17,7 +17,10 @@ so a scale always comes from earlier steps, never from the tensor it
 scales. HYBRID format: e4m3 forward (input, weight), e5m2 backward (output
 gradient). The GEMMs are torch._scaled_mm with the reciprocal scales: the
 output GEMM with fast accumulation, both gradient GEMMs without; the output in
-the input's dtype, the gradients in the output gradient's.
+the input's dtype, the gradients in the output gradient's. Under autocast the
+rule is torchao's Float8Linear's, so that every recipe meets autocast alike:
+the output in the autocast dtype, the GEMMs outside autocast, and on CUDA the
+input cast to the autocast dtype first.
 """
 
 from __future__ import annotations
@@ -58,19 +61,21 @@ class DelayedTensor:
 
 
 def _mm(a: torch.Tensor, a_scale: torch.Tensor, b: torch.Tensor, b_scale: torch.Tensor, out_dtype, fast: bool):
-    # _scaled_mm wants a row-major first and a column-major second operand.
-    return torch._scaled_mm(a.contiguous(), b.t().contiguous().t(), scale_a=a_scale.reciprocal(),
-                            scale_b=b_scale.reciprocal(), out_dtype=out_dtype, use_fast_accum=fast)
+    # _scaled_mm wants a row-major first and a column-major second operand;
+    # autocast's own policy for it would change the result.
+    with torch.autocast(a.device.type, enabled=False):
+        return torch._scaled_mm(a.contiguous(), b.t().contiguous().t(), scale_a=a_scale.reciprocal(),
+                                scale_b=b_scale.reciprocal(), out_dtype=out_dtype, use_fast_accum=fast)
 
 
 class _DelayedMatmul(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, x2d, weight, lin):
+    def forward(ctx, x2d, weight, lin, out_dtype):
         x8, sx = lin.input.cast(x2d, E4M3, lin.margin, lin.algo)
         w8, sw = lin.weight_state.cast(weight, E4M3, lin.margin, lin.algo)
         ctx.save_for_backward(x8, sx, w8, sw)
         ctx.lin = lin
-        return _mm(x8, sx, w8.t(), sw, x2d.dtype, True)
+        return _mm(x8, sx, w8.t(), sw, out_dtype, True)
 
     @staticmethod
     def backward(ctx, grad):
@@ -79,7 +84,7 @@ class _DelayedMatmul(torch.autograd.Function):
         g8, sg = lin.grad_output.cast(grad, E5M2, lin.margin, lin.algo)
         grad_input = _mm(g8, sg, w8, sw, grad.dtype, False)
         grad_weight = _mm(g8.t(), sg, x8, sx, grad.dtype, False)
-        return grad_input, grad_weight, None
+        return grad_input, grad_weight, None, None
 
 
 class DelayedScalingLinear(torch.nn.Module):
@@ -95,7 +100,12 @@ class DelayedScalingLinear(torch.nn.Module):
         self.grad_output = DelayedTensor(history_len, device)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        out = _DelayedMatmul.apply(x.reshape(-1, x.shape[-1]), self.weight, self)
+        device, out_dtype = x.device.type, x.dtype
+        if torch.is_autocast_enabled(device):
+            out_dtype = torch.get_autocast_dtype(device)
+            if device == "cuda":
+                x = x.to(out_dtype)
+        out = _DelayedMatmul.apply(x.reshape(-1, x.shape[-1]), self.weight, self, out_dtype)
         out = out.reshape(*x.shape[:-1], out.shape[-1])
         return out if self.bias is None else out + self.bias.to(out.dtype)
 

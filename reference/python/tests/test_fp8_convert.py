@@ -66,3 +66,50 @@ def test_convert_swaps_the_planned_layers_and_keeps_the_parameters(scaling):
     assert all(after[name] is p for name, p in params.items())  # the same tensors, not copies
     net(torch.randn(16, 32)).sum().backward()
     assert all(p.grad is not None for p in net.parameters())
+
+
+TRAIN_LAYERS = [(32, 64), (64, 64), (64, 64), (64, 16)]  # the middle two convert, the first when asked
+TRAIN_STEPS = (1.0, 4.0, 0.5, 2.0)
+
+
+@pytest.mark.skipif(not PROBE, reason="AMPBENCH_FP8_PROBE names no ampbench_fp8_probe binary")
+@pytest.mark.parametrize("first", [False, True], ids=["first-kept", "first-converted"])
+@pytest.mark.parametrize("autocast", [False, True], ids=["fp32-rest", "bf16-autocast-rest"])
+@pytest.mark.parametrize("scaling", ["tensorwise", "rowwise", "delayed"])
+def test_sgd_steps_with_the_planned_layers_in_fp8_equal_the_oracle(scaling, autocast, first):
+    """Training, not one Linear: the losses and the float32 master weights
+    after SGD steps, bit for bit, the unconverted layers in float32 or under
+    bfloat16 autocast. Under autocast a converted layer's output is in
+    bfloat16 even from a float32 input (the first layer): torchao's GEMM sees
+    autocast, its casts do not."""
+    if scaling != "delayed":
+        pytest.importorskip("torchao")
+    torch.manual_seed(0)
+    net = sequential(TRAIN_LAYERS)
+    linears = [m for m in net if isinstance(m, torch.nn.Linear)]
+    g = torch.Generator().manual_seed(1)
+    data = [(torch.randn(16, 32, generator=g) * m, torch.randint(0, 16, (16,), generator=g)) for m in TRAIN_STEPS]
+    recipe = {"scaling": scaling, "history_len": 2}
+    request = {"train": {"layers": TRAIN_LAYERS, "recipe": recipe, "autocast": autocast, "lr": 0.1,
+                         "convert_first": first,
+                         "params": [[m.weight.tolist(), m.bias.tolist()] for m in linears],
+                         "steps": [{"input": x.tolist(), "labels": y.tolist()} for x, y in data]}}
+    proc = subprocess.run([PROBE], input=json.dumps(request), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    ours = json.loads(proc.stdout)
+
+    plan = fp8_convert.convert(net, recipe, convert_first=first)
+    assert [c.name for c in plan if c.converted] == (["0", "2", "4"] if first else ["2", "4"])
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    losses = []
+    for x, y in data:
+        opt.zero_grad()
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
+            loss = torch.nn.functional.cross_entropy(net(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    assert ours["losses"] == losses
+    for (w, b), m in zip(ours["params"], [m for m in net.modules() if hasattr(m, "weight")]):
+        assert torch.equal(torch.tensor(w).reshape(m.weight.shape), m.weight.detach())
+        assert torch.equal(torch.tensor(b), m.bias.detach())
