@@ -1,10 +1,9 @@
-// Which Linear layers of a module an FP8 recipe converts. The rule of torchao
-// and Transformer Engine: both dimensions divisible by 16 (the alignment FP8
-// GEMMs need); the first and the last Linear, where the input and the logits
-// meet FP8's narrow range, stay in high precision unless asked for
-// (Transformer Engine's guidance). First and last are in the module's
-// registration order (named_modules), which the model families keep in
-// forward order.
+// Which Linear layers of a module an FP8 recipe converts: both dimensions
+// divisible by 16 (the alignment FP8 GEMMs need on a GPU); the first and the
+// last Linear, where the network's input and its logits meet FP8's narrow
+// range, stay in high precision unless asked for. First and last are in the
+// module's registration order (named_modules), which the model families keep
+// in forward order.
 #pragma once
 
 #include <torch/arg.h>
