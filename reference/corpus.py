@@ -98,8 +98,9 @@ def main(argv=None) -> int:
     p.add_argument("build", help="the build folder holding ampbench")
     p.add_argument("out", help="a new folder for the exports, runs and the table")
     p.add_argument("--models", default=",".join(CORPUS), help="comma-separated subset [all]")
-    p.add_argument("--steps", type=int, default=6, help="steps per case (the quick controls inject an inf at step 4) [6]")
-    p.add_argument("--batch", type=int, default=4, help="batch size [4]")
+    p.add_argument("--steps", type=int, default=8,
+                   help="steps per case (the quick suite's; a control injects an inf at step 4) [8]")
+    p.add_argument("--batch", type=int, default=8, help="batch size (the export's) [8]")
     args = p.parse_args(argv)
     names = [n for n in args.models.split(",") if n]
     unknown = [n for n in names if n not in CORPUS]

@@ -100,6 +100,18 @@ class BakedDtype(nn.Module):
         return self.fc(xs[0].to(self.fc.weight.dtype))
 
 
+class Overflows(nn.Module):
+    """Float16 overflows in its forward (a product past 65504), in the module
+    and in the file alike."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x):
+        return self.fc(x * 1e5) * 1e5
+
+
 def run(capsys, *argv) -> tuple[int, str]:
     rc = export.main(list(argv))
     captured = capsys.readouterr()
@@ -223,6 +235,15 @@ def test_a_file_that_fails_where_the_module_runs_is_left_out_with_pytorchs_messa
     suite = json.loads(out.with_suffix(".suite.json").read_text())
     assert suite["matrix"]["precisions"] == ["fp32", "fp16", "bf16"]
     assert "o2 left out: the written file does not behave like the module" in suite["description"]
+
+
+def test_an_overflow_the_file_shares_with_the_module_leaves_the_precision_in(tmp_path, capsys):
+    out = tmp_path / "big.pt"
+    rc, err = run(capsys, f"{HERE}:Overflows", "--input", "4", "--out", str(out))
+    assert rc == 0, err
+    assert "left out" not in err, err
+    suite = json.loads(out.with_suffix(".suite.json").read_text())
+    assert suite["matrix"]["precisions"] == ["fp32", "fp16", "bf16", "o2"]
 
 
 @pytest.mark.skipif(not BINARY or not os.path.exists(BINARY), reason="AMPBENCH_BINARY names no built ampbench")
