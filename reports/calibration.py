@@ -52,6 +52,14 @@ class ControlRow:
 
 
 @dataclass
+class SpaceRow:
+    """BatchNorm networks, one (workload, model, precision) or control: the
+    final-parameter and probe-output bounds, or a control's ratios to them."""
+    weights: list = field(default_factory=list)
+    outputs: list = field(default_factory=list)
+
+
+@dataclass
 class Calibration:
     seeds: list[int] = field(default_factory=list)
     rows: dict = field(default_factory=lambda: defaultdict(Row))
@@ -59,6 +67,7 @@ class Calibration:
     errors: list[str] = field(default_factory=list)
     incomplete: list[str] = field(default_factory=list)  # runs stopped before their end: not counted
     exceeded_by_case: dict = field(default_factory=lambda: defaultdict(int))  # the rule assumes seeds independent
+    spaces: dict = field(default_factory=lambda: defaultdict(SpaceRow))  # (kind, key) -> weights vs outputs
 
 
 def binomial_upper(k: int, n: int, level: float = 0.95) -> float:
@@ -99,6 +108,7 @@ def add_run(cal: Calibration, results) -> None:
             cal.errors.append(f"{where}: {c.reason}")
             continue
         ratio = c.check.max_ratio if c.check and c.check.max_ratio is not None else math.inf
+        add_spaces(cal, c)
         if c.expect is Expect.FAIL:
             add_control(cal.controls[c.id], c, ratio, where)
             continue
@@ -109,6 +119,21 @@ def add_run(cal: Calibration, results) -> None:
         row.failed += c.status is Status.FAIL
         if ratio > row.worst:
             row.worst, row.worst_at = ratio, where
+
+
+def add_spaces(cal: Calibration, case) -> None:
+    """Weight space against function space, for a case with a probe."""
+    bounds = case.check.bounds if case.check else {}
+    weights, outputs = bounds.get("param_rel_l2"), bounds.get("probe_output_rel_l2")
+    if not weights or not outputs:
+        return
+    pick = (lambda b: b.get("max_ratio")) if case.expect is Expect.FAIL else (lambda b: (b.get("bound") or [None])[0])
+    kind = "control" if case.expect is Expect.FAIL else "case"
+    key = case.id if case.expect is Expect.FAIL else (case.workload, case.model, case.precision)
+    row = cal.spaces[(kind, key)]
+    for values, b in ((row.weights, weights), (row.outputs, outputs)):
+        value = pick(b)
+        values.append(math.inf if value is None else value)
 
 
 def add_control(row: ControlRow, case, ratio: float, where: str) -> None:
@@ -162,9 +187,34 @@ def markdown(cal: Calibration, confirm_seeds: int) -> str:
     for cid, r in sorted(cal.controls.items()):
         mildest = "-" if r.mildest is None else f"{r.mildest:.3g} ({r.mildest_at.rsplit('(', 1)[-1]}"
         out.append(f"| {cid} | {r.seeds} | {r.caught} | {r.by_rule} | {mildest} |")
+    out += space_tables(cal)
     if cal.errors:
         out += ["", "Errors:", ""] + [f"- {e}" for e in cal.errors]
     return "\n".join(out) + "\n"
+
+
+def span(values: list) -> str:
+    return f"{min(values):.3g}-{max(values):.3g}" if values else "-"
+
+
+def space_tables(cal: Calibration) -> list[str]:
+    """BatchNorm networks read in weight space and in function space."""
+    cases = sorted((k, r) for (kind, k), r in cal.spaces.items() if kind == "case")
+    controls = sorted((k, r) for (kind, k), r in cal.spaces.items() if kind == "control")
+    if not cases and not controls:
+        return []
+    out = ["", "BatchNorm networks: each bound relative to fp32's own change (final parameters: of the"
+           " parameters' movement; probe outputs: of the outputs' change on the probe batch).", "",
+           "| workload | model | precision | case-seeds | final-parameter bound | probe-output bound |",
+           "|---|---|---|---:|---|---|"]
+    for (workload, model, precision), r in cases:
+        out.append(f"| {workload} | {model} | {precision} | {len(r.weights)} | {span(r.weights)} | {span(r.outputs)} |")
+    if controls:
+        out += ["", "| negative control | seeds | distance/bound, final parameters | distance/bound, probe outputs |",
+                "|---|---:|---|---|"]
+        for cid, r in controls:
+            out.append(f"| {cid} | {len(r.weights)} | {span(r.weights)} | {span(r.outputs)} |")
+    return out
 
 
 def results_files(dirs: list[str]) -> list[Path]:

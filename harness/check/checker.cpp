@@ -186,6 +186,20 @@ void check_final_state(Verdict& v, const CaseRecord& rec, const CaseRecord& base
           "final loss is " + fmt(ratio) + "x fp32's (allowed 1 +/- " + fmt(final_loss.bound[0]) + ")");
 }
 
+// BatchNorm networks: the probe batch's outputs (runner/probe.h), relative
+// to how far fp32's outputs moved, with the parameters' floor.
+void check_probe(Verdict& v, const CaseRecord& rec, const CaseRecord& base, const Envelope& env, double c) {
+  if (rec.final_probe.empty() || base.final_probe.empty()) return;
+  const double probe_rel = relative_l2(rec.final_probe, base.final_probe, base.initial_probe);
+  v.metrics["probe_output_rel_l2"] = probe_rel;
+  const MetricCheck& probe =
+      v.checks.emplace_back(hold("probe_output_rel_l2", one(probe_rel),
+                                 v.envelope ? one(env.probe_rel) : std::vector<double>{}, c, v.tolerances.param_rel));
+  require(v, probe.max_ratio <= 1,
+          "outputs on the probe batch differ from fp32's by " + fmt(probe_rel) + " of fp32's change > " +
+              fmt(probe.bound[0]));
+}
+
 // Non-finite parameters, skipped steps beyond what the scaler explains, and
 // the scale trajectory against GradScaler's update rule.
 void check_skips_and_scale(Verdict& v, const CaseRecord& rec, const CaseRecord& baseline) {
@@ -232,6 +246,7 @@ Verdict check_case(const CaseRecord& rec, const CaseRecord& baseline, const Case
     require(v, false, "first non-finite value at step " + std::to_string(rec.nonfinite->step) + ", " + rec.nonfinite->where);
   const std::vector<int> exempt = check_loss(v, rec, base, env, c);
   check_final_state(v, rec, base, env, c, exempt);
+  check_probe(v, rec, base, env, c);
   for (const MetricCheck& m : v.checks) v.max_ratio = std::max(v.max_ratio, m.max_ratio);
   check_skips_and_scale(v, rec, baseline);
   return v;

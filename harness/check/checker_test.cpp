@@ -163,6 +163,28 @@ TEST(Envelope, ParametersAreHeldToCTimesTheReplicasSpread) {
   EXPECT_FALSE(check_case(r, baseline_with_envelope(0, 0.1f)).passed);  // 0.3 > 2 x 0.1
 }
 
+TEST(Envelope, ProbeOutputsAreHeldToCTimesTheReplicasSpreadBesideTheParameters) {
+  CaseRecord base = baseline_with_envelope(0, 0.2f);
+  base.initial_probe = {0, 0};
+  base.final_probe = {3, 4};  // fp32's outputs moved by 5
+  base.replica_sets[0].replicas[0].final_probe = {3, 4.5f};  // 0.1 of that
+  CaseRecord rec = record(Precision::kFp16, {2.0, 1.5, 1.0, 0.8}, {1, 2, 3, 4});
+  rec.spec.envelope.c = 2;
+  rec.final_probe = {3, 4.9f};  // 0.18 <= 2 x 0.1
+  const Verdict near = check_case(rec, base);
+  EXPECT_TRUE(near.passed) << (near.failures.empty() ? "" : near.failures.front());
+  EXPECT_NEAR(near.metrics.at("probe_output_rel_l2"), 0.18, 1e-6);
+  EXPECT_EQ(near.checks.back().name, "probe_output_rel_l2");
+  rec.final_probe = {3, 5.2f};  // 0.24 > 2 x 0.1, with the parameters equal to fp32's
+  const Verdict off = check_case(rec, base);
+  EXPECT_FALSE(off.passed);
+  ASSERT_EQ(off.failures.size(), 1u);
+  EXPECT_NE(off.failures[0].find("probe batch"), std::string::npos) << off.failures[0];
+  // A record without a probe (no BatchNorm) is not held to one.
+  rec.final_probe.clear();
+  EXPECT_EQ(check_case(rec, base).metrics.count("probe_output_rel_l2"), 0u);
+}
+
 TEST(Checker, ToleranceIsUnitRoundoffOrMeasuredNoiseWhicheverIsLarger) {
   CaseRecord base = baseline();
   CaseSpec spec;

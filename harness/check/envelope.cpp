@@ -24,6 +24,8 @@ std::optional<Envelope> envelope_for(const CaseRecord& baseline, Precision preci
     }
     e.param_rel = std::max(e.param_rel, relative_l2(r.final_params, baseline.final_params, baseline.initial_params));
     e.optimizer_state_rel = std::max(e.optimizer_state_rel, relative_l2(r.optimizer_state, baseline.optimizer_state, {}));
+    if (!baseline.final_probe.empty())
+      e.probe_rel = std::max(e.probe_rel, relative_l2(r.final_probe, baseline.final_probe, baseline.initial_probe));
   }
   for (size_t t = 1; t < e.loss_rel.size(); ++t) e.loss_rel[t] = std::max(e.loss_rel[t], e.loss_rel[t - 1]);
   return e;

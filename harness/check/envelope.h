@@ -29,6 +29,9 @@ struct Envelope {
   std::vector<double> loss_rel;  // per step: max over replicas and steps so far
   double param_rel = 0;          // final parameters, relative to the fp32 update
   double optimizer_state_rel = 0;
+  // Outputs on the probe batch, relative to the fp32 outputs' change
+  // (runner/probe.h); 0 when the baseline has no probe.
+  double probe_rel = 0;
 };
 
 // The envelope of `precision` around `baseline`, or nullopt when the

@@ -50,5 +50,18 @@ TEST(Envelope, NoReplicasForAPrecisionMeansNoEnvelope) {
   EXPECT_FALSE(envelope_for(baseline_with({{{1.0, 1.0, 1.0}, {1.0f, 1.0f}, {1.0f}}}), Precision::kBf16));
 }
 
+TEST(Envelope, TheProbeEnvelopeIsRelativeToHowFarTheFp32OutputsMoved) {
+  CaseRecord b = baseline_with({{{1.0, 1.0, 1.0}, {1.0f, 1.0f}, {1.0f}, {2.0f, 4.5f}},
+                                {{1.0, 1.0, 1.0}, {1.0f, 1.0f}, {1.0f}, {2.0f, 4.1f}}});
+  b.initial_probe = {2.0f, 2.0f};
+  b.final_probe = {2.0f, 4.0f};  // moved by 2
+  const auto e = envelope_for(b, Precision::kFp16);
+  ASSERT_TRUE(e);
+  EXPECT_NEAR(e->probe_rel, 0.25, 1e-6);  // 0.5 of a move of 2
+  b.initial_probe.clear();
+  b.final_probe.clear();
+  EXPECT_DOUBLE_EQ(envelope_for(b, Precision::kFp16)->probe_rel, 0.0);  // no probe, no probe envelope
+}
+
 }  // namespace
 }  // namespace ampbench

@@ -20,6 +20,13 @@ bool is_batchnorm(const torch::nn::Module& m) {
 
 }  // namespace
 
+bool has_batchnorm(const torch::nn::Module& module) {
+  if (is_batchnorm(module)) return true;
+  for (const auto& m : module.modules(/*include_self=*/false))
+    if (is_batchnorm(*m)) return true;
+  return false;
+}
+
 Model make_model(const ModelFamily& family, const ModelSizes& sizes, std::uint64_t seed, const c10::Device& device) {
   // Weights are drawn on the CPU from the seed so every device and precision
   // starts from identical parameters. Seeding the global generator and

@@ -39,6 +39,10 @@ struct BatchNormView {
   virtual ~BatchNormView() = default;
 };
 
+// Whether `module` or a module below it is a BatchNorm layer (LibTorch's, or
+// a TorchScript one's view).
+bool has_batchnorm(const torch::nn::Module& module);
+
 // Builds `family` with deterministic weights drawn from `seed`, on `device`.
 Model make_model(const ModelFamily& family, const ModelSizes& sizes, std::uint64_t seed, const c10::Device& device);
 

@@ -61,6 +61,7 @@ struct ReplicaRecord {
   std::vector<double> loss;
   std::vector<float> final_params;
   std::vector<float> optimizer_state;
+  std::vector<float> final_probe;
 };
 
 // The replicas trained at one precision's unit roundoff.
@@ -97,6 +98,10 @@ struct CaseRecord {
   std::vector<float> final_params;
   std::vector<float> optimizer_state;
   int64_t nonfinite_values = 0;  // in final parameters
+  // Models with BatchNorm: the outputs of the initial and the final weights
+  // on a fixed probe batch (runner/probe.h); empty for the others.
+  std::vector<float> initial_probe;
+  std::vector<float> final_probe;
 
   // fp32 baselines: the deviation of an identical second run (noise floor).
   std::optional<double> noise_loss_rel;

@@ -29,6 +29,7 @@
 #include "runner/checkpoint.h"
 #include "runner/graph_step.h"
 #include "runner/nonfinite.h"
+#include "runner/probe.h"
 #include "kernels/grad_health.h"
 #include "models/flops.h"
 #include "runner/timer.h"
@@ -129,6 +130,9 @@ void train_recorded(const CaseSpec& spec, const c10::Device& device, distributed
   const Workload& workload = find_workload(spec.workload->name());
   const SyntheticData data(data_options(spec), device);
   rec.initial_params = flatten(state->parameters());
+  const bool probed = probes_function_space(*state);
+  const at::Tensor probe = probed ? data.host_to_device(0).inputs : at::Tensor();
+  if (probed) rec.initial_probe = probe_outputs(*state, probe);
 
   std::optional<CaseDump> dump;
   if (!dump_dir.empty()) {
@@ -170,6 +174,7 @@ void train_recorded(const CaseSpec& spec, const c10::Device& device, distributed
   const std::vector<at::Tensor> params = state->parameters();
   rec.final_params = flatten(params);
   rec.optimizer_state = flatten(optimizer_state_tensors(*state));
+  if (probed) rec.final_probe = probe_outputs(*state, probe);
   for (const at::Tensor& p : params) rec.nonfinite_values += (~at::isfinite(p.detach())).sum().item<int64_t>();
   if (dump) {
     for (size_t i = 0; i < state->models.size(); ++i) dump->final_state.push_back(named_state(*state, i));
@@ -227,7 +232,8 @@ void measure_replicas(const CaseSpec& spec, const c10::Device& device, distribut
                                           spec.seed * 1000003 + 1009 * static_cast<std::uint64_t>(precision) + r};
       CaseRecord out;
       train_recorded(replica, device, context, out);
-      set.replicas.push_back({std::move(out.loss), std::move(out.final_params), std::move(out.optimizer_state)});
+      set.replicas.push_back(
+          {std::move(out.loss), std::move(out.final_params), std::move(out.optimizer_state), std::move(out.final_probe)});
     }
     rec.replica_sets.push_back(std::move(set));
   }

@@ -21,16 +21,20 @@ std::uint64_t forward_seed(std::uint64_t case_seed, int step, int forward_index)
   return mix(mix(mix(case_seed) ^ static_cast<std::uint64_t>(step)) ^ static_cast<std::uint64_t>(forward_index));
 }
 
-std::unique_lock<std::mutex> seed_next_forward(TrainingState& s) {
+std::unique_lock<std::mutex> seed_generators(std::uint64_t seed) {
   static std::mutex generators;
+  std::unique_lock<std::mutex> lock(generators);
+  torch::manual_seed(seed);
+  return lock;
+}
+
+std::unique_lock<std::mutex> seed_next_forward(TrainingState& s) {
   if (!s.record_engagement) return {};
   if (s.rng_step != s.step_index) {
     s.rng_step = s.step_index;
     s.forwards_in_step = 0;
   }
-  std::unique_lock<std::mutex> lock(generators);
-  torch::manual_seed(forward_seed(s.spec.seed, s.step_index, s.forwards_in_step++));
-  return lock;
+  return seed_generators(forward_seed(s.spec.seed, s.step_index, s.forwards_in_step++));
 }
 
 }  // namespace ampbench

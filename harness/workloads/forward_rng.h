@@ -20,6 +20,11 @@ struct TrainingState;
 // The seed of forward `forward_index` (0-based, in call order) of step `step`.
 std::uint64_t forward_seed(std::uint64_t case_seed, int step, int forward_index);
 
+// Seeds the default generators (CPU and every CUDA device) with `seed` and
+// returns the lock every seeding shares, held until the caller's forward has
+// drawn its numbers.
+std::unique_lock<std::mutex> seed_generators(std::uint64_t seed);
+
 // Seeds the default generators (CPU and every CUDA device) for the next
 // forward of a recorded run and returns a lock the caller holds until the
 // forward has drawn its numbers: ranks run as threads share the generators.

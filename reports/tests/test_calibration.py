@@ -4,6 +4,7 @@ control was caught on every seed with margin."""
 
 from __future__ import annotations
 
+import json
 import math
 
 from reports.calibration import binomial_upper, main
@@ -66,3 +67,26 @@ def test_a_case_beyond_its_bound_on_two_seeds_is_counted_apart(tmp_path, capsys)
     seed_run(tmp_path, 2, {"plain/mlp/fp16/sgd": 1.1, "plain/cnn/bf16/sgd": 1.2})
     main([str(tmp_path)])
     assert "beyond their bound on two or more seeds (the rule assumes seeds independent): 1" in capsys.readouterr().out
+
+
+def bound(value, ratio):
+    return {"distance": [value * ratio], "envelope": [value / 4], "bound": [value], "max_ratio": ratio, "peak_step": 0}
+
+
+def test_batchnorm_networks_get_their_weight_and_function_space_bounds_side_by_side(tmp_path):
+    for seed, (param_bound, probe_bound) in ((1, (2.5, 0.4)), (2, (2.9, 0.3))):
+        seed_run(tmp_path, seed, {})
+        path = tmp_path / f"seed-{seed}" / "results.json"
+        doc = json.loads(path.read_text())
+        for c in doc["cases"]:
+            if c["id"] == "plain/mlp/fp16/sgd":
+                c["check"]["bounds"] = {"param_rel_l2": bound(param_bound, 0.1),
+                                        "probe_output_rel_l2": bound(probe_bound, 0.2)}
+            if c["id"] == CONTROL:
+                c["check"]["bounds"] = {"param_rel_l2": bound(0.1, 1.5),
+                                        "probe_output_rel_l2": bound(0.1, 8.0 + seed)}
+        path.write_text(json.dumps(doc))
+    assert main([str(tmp_path), "--markdown", str(tmp_path / "cal.md")]) == 0
+    table = (tmp_path / "cal.md").read_text()
+    assert "| plain | mlp | fp16 | 2 | 2.5-2.9 | 0.3-0.4 |" in table
+    assert f"| {CONTROL} | 2 | 1.5-1.5 | 9-10 |" in table
