@@ -10,6 +10,7 @@
 
 #include "core/distance.h"
 #include "data/synthetic_data.h"
+#include "runner/tiny_case_test_util.h"
 #include "workloads/workload.h"
 
 namespace ampbench {
@@ -17,25 +18,9 @@ namespace {
 
 const c10::Device kCpu(c10::kCPU);
 
-CaseSpec probe_case(const std::string& model, Precision precision) {
-  CaseSpec c;
-  c.workload = &workload_traits("plain");
-  c.model = find_model_family(model);
-  c.optimizer = optim::Kind::kSgd;
-  c.precision = PrecisionPolicy(precision);
-  c.scaler_enabled = c.precision.needs_scaler();
-  c.sizes.batch = 8;
-  c.sizes.in_features = 16;
-  c.sizes.hidden = 32;
-  c.sizes.classes = 8;
-  c.sizes.channels = 4;
-  c.sizes.image = 8;
-  return c;
-}
-
 // The cnn family's synthetic batch of `spec`'s sizes.
 at::Tensor images() {
-  const CaseSpec spec = probe_case("cnn", Precision::kFp32);
+  const CaseSpec spec = test::small_case("cnn", Precision::kFp32);
   DataOptions d;
   d.model = spec.model;
   d.sizes = spec.sizes;
@@ -44,14 +29,14 @@ at::Tensor images() {
 
 // A TrainingState keeps a reference to its spec: the specs outlive them.
 TEST(Probe, OnlyModelsWithBatchNormAreProbed) {
-  const CaseSpec cnn = probe_case("cnn", Precision::kFp32), mlp = probe_case("mlp", Precision::kFp32);
+  const CaseSpec cnn = test::small_case("cnn", Precision::kFp32), mlp = test::small_case("mlp", Precision::kFp32);
   EXPECT_TRUE(probes_function_space(*make_training_state(cnn, kCpu)));
   EXPECT_FALSE(probes_function_space(*make_training_state(mlp, kCpu)));
 }
 
 TEST(Probe, ReadsTheFloat32MastersNotTheFloat16Module) {
   const at::Tensor x = images();
-  const CaseSpec fp32_spec = probe_case("cnn", Precision::kFp32), o2_spec = probe_case("cnn", Precision::kO2);
+  const CaseSpec fp32_spec = test::small_case("cnn", Precision::kFp32), o2_spec = test::small_case("cnn", Precision::kO2);
   const auto fp32 = make_training_state(fp32_spec, kCpu);
   const auto o2 = make_training_state(o2_spec, kCpu);
   const std::vector<float> a = probe_outputs(*fp32, x);
@@ -61,7 +46,7 @@ TEST(Probe, ReadsTheFloat32MastersNotTheFloat16Module) {
 
 TEST(Probe, ScalingTheWeightsInFrontOfABatchNormLeavesTheOutputs) {
   const at::Tensor x = images();
-  const CaseSpec spec = probe_case("cnn", Precision::kFp32);
+  const CaseSpec spec = test::small_case("cnn", Precision::kFp32);
   const auto s = make_training_state(spec, kCpu);
   const std::vector<float> before = probe_outputs(*s, x);
   const auto named = s->model().module->named_parameters();
@@ -80,7 +65,7 @@ TEST(Probe, ScalingTheWeightsInFrontOfABatchNormLeavesTheOutputs) {
 }
 
 TEST(Probe, DoesNotTouchTheRunsModules) {
-  const CaseSpec spec = probe_case("cnn", Precision::kFp32);
+  const CaseSpec spec = test::small_case("cnn", Precision::kFp32);
   const auto s = make_training_state(spec, kCpu);
   const at::Tensor mean = s->model().module->named_buffers()["bn1.running_mean"].clone();
   probe_outputs(*s, images());

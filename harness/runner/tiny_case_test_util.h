@@ -28,4 +28,23 @@ inline CaseSpec tiny_mlp_case(const std::string& workload, Precision precision, 
   return c;
 }
 
+// One plain SGD step's case of `model` (mlp or cnn) at `precision`, with a
+// scaler where the precision needs one: the smallest case that builds a
+// TrainingState of either family.
+inline CaseSpec small_case(const std::string& model, Precision precision) {
+  CaseSpec c;
+  c.workload = &workload_traits("plain");
+  c.model = find_model_family(model);
+  c.optimizer = optim::Kind::kSgd;
+  c.precision = PrecisionPolicy(precision);
+  c.scaler_enabled = c.precision.needs_scaler();
+  c.sizes.batch = 8;
+  c.sizes.in_features = 16;
+  c.sizes.hidden = 32;
+  c.sizes.classes = 8;
+  c.sizes.channels = 4;
+  c.sizes.image = 8;
+  return c;
+}
+
 }  // namespace ampbench::test

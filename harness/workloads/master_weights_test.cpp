@@ -7,31 +7,16 @@
 #include <ATen/ops/ones.h>
 #include <gtest/gtest.h>
 
+#include "runner/tiny_case_test_util.h"
 #include "workloads/workload.h"
 
 namespace ampbench {
 namespace {
 
-CaseSpec o_case(const std::string& model, Precision precision) {
-  CaseSpec c;
-  c.workload = &workload_traits("plain");
-  c.model = find_model_family(model);
-  c.optimizer = optim::Kind::kSgd;
-  c.precision = PrecisionPolicy(precision);
-  c.scaler_enabled = c.precision.needs_scaler();
-  c.sizes.batch = 8;
-  c.sizes.in_features = 16;
-  c.sizes.hidden = 32;
-  c.sizes.classes = 8;
-  c.sizes.channels = 4;
-  c.sizes.image = 8;
-  return c;
-}
-
 const c10::Device kCpu(c10::kCPU);
 
 TEST(O2, TheModelIsFloat16BatchNormStaysFloat32AndTheOptimizerUpdatesFloat32Masters) {
-  const CaseSpec spec = o_case("cnn", Precision::kO2);
+  const CaseSpec spec = test::small_case("cnn", Precision::kO2);
   auto s = make_training_state(spec, kCpu);
   const Model fp32 = make_model(*find_model_family("cnn"), spec.sizes, spec.seed, kCpu);
   ASSERT_EQ(s->masters.size(), 1u);
@@ -56,7 +41,7 @@ TEST(O2, TheModelIsFloat16BatchNormStaysFloat32AndTheOptimizerUpdatesFloat32Mast
 }
 
 TEST(O2, AfterEachStepTheModelIsTheMastersRoundedToFloat16) {
-  const CaseSpec spec = o_case("mlp", Precision::kO2);
+  const CaseSpec spec = test::small_case("mlp", Precision::kO2);
   auto s = make_training_state(spec, kCpu);
   s->record_engagement = true;
   DataOptions d;
@@ -97,7 +82,7 @@ TEST(O2, MicroBatchGradientsAddUpInFloat32) {
 }
 
 TEST(O3, TrainsFloat16WeightsWithoutMastersOrScaler) {
-  const CaseSpec spec = o_case("mlp", Precision::kO3);
+  const CaseSpec spec = test::small_case("mlp", Precision::kO3);
   EXPECT_FALSE(spec.scaler_enabled);
   auto s = make_training_state(spec, kCpu);
   EXPECT_TRUE(s->masters.empty());
