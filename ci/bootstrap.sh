@@ -13,7 +13,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=ci/torch-env.sh
-source "$ROOT/ci/torch-env.sh"  # TORCH_VERSION, VENV, REQS
+source "$ROOT/ci/torch-env.sh"  # TORCH_VERSION, TORCH_PIN, VENV, REQS
 QUIET="${AMPBENCH_QUIET:-0}"
 
 say() { [[ "$QUIET" == 1 ]] || echo "bootstrap: $*" >&2; }
@@ -63,7 +63,7 @@ provision_venv() {
   fi
   local python="${AMPBENCH_PYTHON:-python3}"
   command -v "$python" >/dev/null || die "no $python to create the virtual environment"
-  mkdir -p "$AMPBENCH_HOME"
+  mkdir -p "$(dirname "$VENV")"
   if [[ ! -x "$VENV/bin/python" ]]; then
     say "creating virtual environment at $VENV"
     "$python" -m venv "$VENV" || die "could not create a virtual environment at $VENV"
@@ -73,7 +73,7 @@ provision_venv() {
     pkg="${line%%#*}"; pkg="${pkg//[[:space:]]/}"
     [[ -z "$pkg" ]] && continue
     say "installing $pkg"
-    "$VENV/bin/pip" install --disable-pip-version-check -q "$pkg" \
+    "$VENV/bin/python" -m pip install --disable-pip-version-check -q "$pkg" \
       || die "could not install Python package '$pkg' from PyPI"
   done < "$REQS"
   local installed
@@ -83,6 +83,32 @@ provision_venv() {
   requirements_hash > "$stamp"
 }
 
+# Before each release had its own venv, the pin's was $AMPBENCH_HOME/venv
+# itself. Such a folder moves to its release's place instead of being
+# reinstalled: a venv's Python runs from anywhere, and nothing here calls its
+# console scripts (whose first lines name the old place).
+adopt_unversioned_venv() {
+  local legacy="$AMPBENCH_HOME/venv" v
+  [[ -d "$legacy" && ! -L "$legacy" ]] || return 0
+  v="$(venv_torch_version "$legacy")"
+  [[ -n "$v" && -n "$(torch_pairing "$v")" && ! -e "$AMPBENCH_HOME/torch-$v/venv" ]] \
+    || die "$legacy is a folder holding torch ${v:-(none)}, and that release's place ($AMPBENCH_HOME/torch-${v:-V}/venv) is taken or outside the window: move $legacy away; nothing was changed"
+  mkdir -p "$AMPBENCH_HOME/torch-$v"
+  mv "$legacy" "$AMPBENCH_HOME/torch-$v/venv"
+  say "moved the torch $v venv from $legacy to $AMPBENCH_HOME/torch-$v/venv"
+}
+
+# $AMPBENCH_HOME/venv always names the pin's venv, whichever release it is.
+link_default_venv() {
+  [[ "$TORCH_VERSION" == "$TORCH_PIN" ]] || return 0
+  local link="$AMPBENCH_HOME/venv" target="torch-$TORCH_VERSION/venv"
+  [[ -L "$link" && "$(readlink "$link")" == "$target" ]] && return 0
+  ln -sfn "$target" "$link"
+  say "$link -> $target"
+}
+
 provision_apt
+adopt_unversioned_venv
 provision_venv
+link_default_venv
 say "ready: torch $TORCH_VERSION in $VENV"

@@ -4,6 +4,8 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 AMPBENCH_HOME="${AMPBENCH_HOME:-$HOME/.cache/ampbench}"
+# Always the default pin: another release is built and run by ci/torch-matrix.sh.
+unset AMPBENCH_TORCH AMPBENCH_BUILD_DIR
 cd "$ROOT"
 
 "$ROOT/ci/bootstrap.sh"

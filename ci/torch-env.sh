@@ -2,10 +2,12 @@
 # runs against (AMPBENCH_TORCH, default: ci/requirements.txt's pin), checked
 # against the supported window (ci/torch-versions.txt), and where that
 # version's virtual environment and build folder live. Sets TORCH_VERSION,
-# VENV, BUILD and REQS (the requirements file for that version), or exits 2
-# with the reason.
-#   default pin    $AMPBENCH_HOME/venv              build/
-#   any other      $AMPBENCH_HOME/torch-V/venv      build-torch-V/
+# TORCH_PIN, VENV, BUILD and REQS (the requirements file for that version), or exits 2
+# with the reason. Every release has its own venv, so moving the pin or
+# comparing two releases never reinstalls one over another; bootstrap.sh
+# keeps $AMPBENCH_HOME/venv a link to the pin's, the Python the docs name.
+#   default pin    $AMPBENCH_HOME/torch-V/venv (= $AMPBENCH_HOME/venv)   build/
+#   any other      $AMPBENCH_HOME/torch-V/venv                           build-torch-V/
 AMPBENCH_HOME="${AMPBENCH_HOME:-$HOME/.cache/ampbench}"
 TORCH_VERSIONS_FILE="$ROOT/ci/torch-versions.txt"
 
@@ -19,6 +21,7 @@ torch_refuse() { echo "${0##*/}: error: $*" >&2; exit 2; }
 select_torch() {
   local pin requested pairing window
   pin="$(torch_pin)"
+  TORCH_PIN="$pin"
   requested="${AMPBENCH_TORCH:-$pin}"
   window="$(torch_window | tr '\n' ' ')"
   [[ "$requested" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] \
@@ -26,12 +29,11 @@ select_torch() {
   pairing="$(torch_pairing "$requested")"
   [[ -n "$pairing" ]] || torch_refuse "torch $requested is outside the supported window (ci/torch-versions.txt: ${window% })"
   TORCH_VERSION="$requested"
+  VENV="$AMPBENCH_HOME/torch-$requested/venv"
   if [[ "$requested" == "$pin" ]]; then
-    VENV="$AMPBENCH_HOME/venv"
     BUILD="${AMPBENCH_BUILD_DIR:-$ROOT/build}"
     REQS="$ROOT/ci/requirements.txt"
   else
-    VENV="$AMPBENCH_HOME/torch-$requested/venv"
     BUILD="${AMPBENCH_BUILD_DIR:-$ROOT/build-torch-$requested}"
     REQS="$AMPBENCH_HOME/torch-$requested/requirements.txt"
     local vision transformers torchao

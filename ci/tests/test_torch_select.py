@@ -5,6 +5,7 @@ venvs here are folders with the few files the scripts read."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import subprocess
@@ -63,10 +64,10 @@ def test_the_default_pin_is_in_the_window_with_its_pairing():
     assert (p["torchvision"], p["transformers"], p["torchao"]) == window()[p["torch"]]
 
 
-def test_the_default_lives_where_it_always_did(tmp_path):
+def test_the_default_has_its_release_venv_and_build_folder(tmp_path):
     s = selected(tmp_path, None)
     assert s["version"] == pins()["torch"]
-    assert s["venv"] == str(tmp_path / "venv")
+    assert s["venv"] == str(tmp_path / f"torch-{pins()['torch']}/venv")
     assert s["build"] == str(ROOT / "build")
     assert s["reqs"] == str(ROOT / "ci/requirements.txt")
 
@@ -135,6 +136,37 @@ def test_a_build_folder_of_another_version_is_refused_untouched(tmp_path):
     assert p.returncode == 2 and f"configured against torch {pins()['torch']}, not {v}" in p.stderr, p.stderr
     assert cache.read_text() == f"AMPBENCH_TORCH_VERSION:INTERNAL={pins()['torch']}\n"
     assert sorted(x.name for x in build.iterdir()) == ["CMakeCache.txt"]
+
+
+def provisioned_fake_venv(home: Path, venv: Path, version: str) -> None:
+    """A fake venv whose stamp matches `version`'s requirements, so that
+    bootstrap.sh has nothing to install."""
+    reqs = Path(selected(home, version)["reqs"])
+    fake_venv(venv, version)
+    (venv / "bin/python").chmod(0o755)
+    (venv / ".ampbench-requirements").write_text(hashlib.sha256(reqs.read_bytes()).hexdigest() + "\n")
+
+
+@pytest.mark.parametrize("which", ["pin", "other"])
+def test_an_unversioned_venv_moves_to_its_release_and_the_pin_is_linked(tmp_path, which):
+    v = pins()["torch"] if which == "pin" else other_version()
+    provisioned_fake_venv(tmp_path, tmp_path / "venv", v)
+    p = run(["ci/bootstrap.sh"], tmp_path, **({} if which == "pin" else {"AMPBENCH_TORCH": v}))
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / f"torch-{v}/venv/.ampbench-requirements").is_file()
+    assert f"moved the torch {v} venv" in p.stderr
+    if which == "pin":
+        assert os.readlink(tmp_path / "venv") == f"torch-{v}/venv"
+    else:
+        assert not (tmp_path / "venv").exists()  # the link names the pin's venv only
+
+
+def test_an_unversioned_venv_of_an_unsupported_torch_is_left_alone(tmp_path):
+    fake_venv(tmp_path / "venv", "2.10.0")
+    p = run(["ci/bootstrap.sh"], tmp_path)
+    assert p.returncode == 1 and "holding torch 2.10.0" in p.stderr, p.stderr
+    assert (tmp_path / "venv/lib/python3.11/site-packages/torch/version.py").is_file()
+    assert not list(tmp_path.glob("torch-*/venv"))
 
 
 BINARY = os.environ.get("AMPBENCH_BINARY", "")

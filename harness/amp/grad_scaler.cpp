@@ -99,7 +99,7 @@ std::vector<GradGroup> group_grads(const torch::optim::Optimizer& optimizer) {
 
 bool unscale_kernel_supports(at::DeviceType device_type, at::ScalarType dtype) {
   // AmpKernels.cu dispatches AT_DISPATCH_FLOATING_TYPES_AND_HALF; the CPU
-  // kernel adds bfloat16 (torch 2.11, the pinned version).
+  // kernel adds bfloat16 (torch 2.11 through 2.15).
   const bool floating = dtype == at::kFloat || dtype == at::kDouble || dtype == at::kHalf;
   if (device_type == at::kCPU) return floating || dtype == at::kBFloat16;
   return floating;
