@@ -3,12 +3,29 @@
 #include <c10/core/DispatchKeySet.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
 
+#include <limits>
+
 #include "fp8/fp8_recipe.h"
 
 namespace ampbench::fp8 {
 namespace {
 
 bool is_row_major(const at::Tensor& t) { return t.stride(0) > t.stride(1) && t.stride(1) == 1; }
+
+// The OCP formats' non-saturating cast, as c10's float8 conversions define
+// it: a value at or past the rounding boundary above the largest finite
+// becomes NaN in e4m3fn (it has no infinity) and +-inf in e5m2. Written out
+// because torch's own float -> e4m3fn conversion differs across the window
+// (2.11 gives NaN, 2.15 saturates to 448), and a cast without saturation
+// must mean the same on every torch.
+at::Tensor overflow_unsaturated(const at::Tensor& scaled, at::ScalarType fp8) {
+  const bool e4m3 = fp8 == at::kFloat8_e4m3fn;
+  const double boundary = e4m3 ? 464.0 : 61440.0;
+  const at::Tensor beyond = scaled.abs() >= boundary;
+  const at::Tensor special = e4m3 ? at::full({}, std::numeric_limits<float>::quiet_NaN(), scaled.options())
+                                  : scaled.sign() * std::numeric_limits<float>::infinity();
+  return at::where(beyond, special, scaled);
+}
 
 }  // namespace
 
@@ -27,7 +44,7 @@ at::Tensor amax_of(const at::Tensor& hp, std::optional<int64_t> axis) {
 
 Fp8Tensor cast_with_scale(const at::Tensor& hp, const at::Tensor& scale, at::ScalarType fp8, bool saturate) {
   at::Tensor scaled = hp.to(at::kFloat) * scale;
-  if (saturate) scaled = scaled.clamp(-fp8_max(fp8), fp8_max(fp8));
+  scaled = saturate ? scaled.clamp(-fp8_max(fp8), fp8_max(fp8)) : overflow_unsaturated(scaled, fp8);
   return {scaled.to(fp8), scale};
 }
 
