@@ -6,7 +6,7 @@ and stochastic depth on) by `python -m reference.export --matrix quick`,
 run through that suite by `ampbench run` and cross-checked case by case
 against the same file replayed by the Python oracle
 (reference/python/run_crosscheck.sh). Nothing is downloaded: torchvision
-models without weights, transformers models built from configs
+and timm models without weights, transformers models built from configs
 (reference/corpus_models.py).
 
 Prints one Markdown row per model (model, cases, verdict, cross-check) and
@@ -50,6 +50,14 @@ CORPUS = {
     "distilbert": ["reference.corpus_models:distilbert", *TOKENS],
     "t5_encoder": ["reference.corpus_models:t5_encoder", *TOKENS],
     "llama": ["reference.corpus_models:llama", *TOKENS],
+    # timm's own definitions, shrunk through their constructors' arguments.
+    "timm_vit": ["timm:create_model", "--kwargs",
+                 '{"model_name": "vit_tiny_patch16_224", "img_size": 32, "patch_size": 8, "depth": 2, '
+                 '"num_classes": 10}', *IMAGE],
+    "timm_mixer": ["timm.models.mlp_mixer:MlpMixer", "--kwargs",
+                   '{"img_size": 32, "patch_size": 8, "num_blocks": 2, "embed_dim": 32, "num_classes": 10}',
+                   *IMAGE],
+    "timm_lcnet": ["timm:create_model", "--kwargs", '{"model_name": "lcnet_050", "num_classes": 10}', *IMAGE],
 }
 
 

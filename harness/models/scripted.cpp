@@ -31,15 +31,28 @@ class ScriptedNode : public torch::nn::Module {
   ScriptedNode(const torch::jit::Module& m, Seen& seen);
 };
 
-// A scripted torch.nn BatchNorm: O2 keeps it in float32 (model.h).
+// A scripted BatchNorm: O2 keeps it in float32 (model.h).
 class ScriptedBatchNorm : public ScriptedNode, public BatchNormView {
  public:
   using ScriptedNode::ScriptedNode;
 };
 
-bool is_torch_batchnorm(const torch::jit::Module& m) {
+// Apex keeps every subclass of torch.nn's _BatchNorm in float32, but a file
+// keeps only its class's own name, not its bases: torch.nn's BatchNorms are
+// known by name, a subclass (timm's BatchNormAct2d, in all of timm's CNNs)
+// by the state every BatchNorm owns, its running statistics. torch.nn's
+// InstanceNorm owns them too and is not one. reference/python/scripted.py
+// applies the same rule.
+bool is_scripted_batchnorm(const torch::jit::Module& m) {
   const std::string type = m.type()->name() ? m.type()->name()->qualifiedName() : "";
-  return type.find("torch.nn.modules.batchnorm.") != std::string::npos;
+  if (type.find("torch.nn.modules.batchnorm.") != std::string::npos) return true;
+  if (type.find("torch.nn.modules.instancenorm.") != std::string::npos) return false;
+  bool mean = false, var = false;
+  for (const auto& b : m.named_buffers(/*recurse=*/false)) {
+    mean |= b.name == "running_mean";
+    var |= b.name == "running_var";
+  }
+  return mean && var;
 }
 
 ScriptedNode::ScriptedNode(const torch::jit::Module& m, Seen& seen) {
@@ -48,7 +61,7 @@ ScriptedNode::ScriptedNode(const torch::jit::Module& m, Seen& seen) {
   for (const auto& b : m.named_buffers(/*recurse=*/false))
     if (seen.insert(b.value.unsafeGetTensorImpl()).second) register_buffer(b.name, b.value);
   for (const auto& child : m.named_children()) {
-    if (is_torch_batchnorm(child.value))
+    if (is_scripted_batchnorm(child.value))
       register_module(child.name, std::make_shared<ScriptedBatchNorm>(child.value, seen));
     else
       register_module(child.name, std::make_shared<ScriptedNode>(child.value, seen));

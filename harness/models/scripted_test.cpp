@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "amp/autocast_guard.h"
 #include "io/remove_tree.h"
@@ -137,6 +138,39 @@ TEST_F(ScriptedFile, ATiedTensorIsOneParameterUnderItsFirstName) {
   // left in float32 would refuse the float16 activations).
   cast_model(m, at::kHalf, /*keep_batchnorm_fp32=*/true);
   EXPECT_EQ(m(x).scalar_type(), at::kFloat);
+}
+
+// A module owning BatchNorm's state under the class name `type`.
+torch::jit::Module norm_like(const std::string& type, bool running_var = true) {
+  torch::jit::Module m{c10::QualifiedName(type)};
+  m.register_parameter("weight", at::ones({3}).requires_grad_(true), /*is_buffer=*/false);
+  m.register_parameter("running_mean", at::zeros({3}), /*is_buffer=*/true);
+  if (running_var) m.register_parameter("running_var", at::ones({3}), /*is_buffer=*/true);
+  m.define("def forward(self, x):\n  return x * self.weight\n");
+  return m;
+}
+
+TEST_F(ScriptedFile, O2KeepsBatchNormSubclassesInFloat32AndNothingElse) {
+  // A file keeps a class's name, not its bases: timm's BatchNormAct2d is
+  // known by its running statistics, torch.nn's InstanceNorm (which has
+  // them too) and a module with only one of them are cast.
+  torch::jit::Module root("Net");
+  root.register_module("bn", norm_like("timm.layers.norm_act.BatchNormAct2d"));
+  root.register_module("inorm", norm_like("torch.nn.modules.instancenorm.InstanceNorm1d"));
+  root.register_module("half_state", norm_like("Mine", /*running_var=*/false));
+  root.define("def forward(self, x):\n  return self.half_state.forward(self.inorm.forward(self.bn.forward(x)))\n");
+  const std::string path = (dir_ / "norms.pt").string();
+  root.save(path);
+  ModelSizes sizes;
+  sizes.classes = 3;
+  const auto family = load_scripted_family(options(path, {3}), sizes, LossKind::kCrossEntropy);
+  Model m = make_model(*family, sizes, 1, c10::Device(c10::kCPU));
+  cast_model(m, at::kHalf, /*keep_batchnorm_fp32=*/true);
+  std::map<std::string, at::ScalarType> dtypes;
+  for (const auto& p : m.module->named_parameters()) dtypes[p.key()] = p.value().scalar_type();
+  EXPECT_EQ(dtypes.at("bn.weight"), at::kFloat);
+  EXPECT_EQ(dtypes.at("inorm.weight"), at::kHalf);
+  EXPECT_EQ(dtypes.at("half_state.weight"), at::kHalf);
 }
 
 TEST_F(ScriptedFile, SeveralFloatInputsTravelPackedAndAreSplitInOrder) {

@@ -20,12 +20,20 @@ def load(torchscript: dict) -> torch.jit.ScriptModule:
 
 
 def is_batchnorm(m: nn.Module) -> bool:
-    """A torch.nn BatchNorm, scripted or not (O2 keeps it in float32)."""
+    """A BatchNorm, scripted or not (O2 keeps it in float32): eagerly, any
+    subclass of torch.nn's _BatchNorm, as Apex; in a file, which keeps its
+    class's name but not its bases, torch.nn's by name and a subclass
+    (timm's BatchNormAct2d) by its running statistics, as
+    harness/models/scripted.cpp is_batchnorm."""
     if isinstance(m, nn.modules.batchnorm._BatchNorm):
         return True
-    if isinstance(m, torch.jit.ScriptModule):
-        return "torch.nn.modules.batchnorm." in m._c._type().qualified_name()
-    return False
+    if not isinstance(m, torch.jit.ScriptModule):
+        return False
+    name = m._c._type().qualified_name()
+    if "torch.nn.modules.batchnorm." in name:
+        return True
+    buffers = {n for n, _ in m.named_buffers(recurse=False)}
+    return "torch.nn.modules.instancenorm." not in name and {"running_mean", "running_var"} <= buffers
 
 
 def unpack(inputs: list, x: torch.Tensor) -> list:

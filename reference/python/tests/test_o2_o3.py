@@ -84,3 +84,23 @@ def test_a_cuda_graph_case_is_named_plus_graph_and_skipped_by_the_python_referen
     graphed = [c for c in suite.cases if c.cuda_graph]
     assert graphed and all(c.id.split("@")[0].endswith("+fused+graph") for c in graphed)
     assert skip_reason(graphed[0]) == "CUDA-graph capture needs a CUDA device, not cpu"
+
+
+class BatchNormAct(torch.nn.BatchNorm1d):
+    """timm's BatchNormAct2d in miniature: a BatchNorm subclass with its own
+    forward, whose scripted file keeps only its own class name."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(torch.nn.functional.batch_norm(x, self.running_mean, self.running_var, self.weight,
+                                                         self.bias, self.training, 0.1, self.eps))
+
+
+def test_o2_keeps_a_scripted_batchnorm_subclass_float32_but_not_instancenorm():
+    from reference.python.master_weights import cast_model
+    net = torch.jit.script(torch.nn.Sequential(BatchNormAct(3), torch.nn.InstanceNorm1d(3, affine=True,
+                                                                                           track_running_stats=True),
+                                               torch.nn.Linear(4, 4)))
+    cast_model(net, keep_batchnorm_fp32=True)
+    dtypes = {name: p.dtype for name, p in net.named_parameters()}
+    assert dtypes == {"0.weight": torch.float32, "0.bias": torch.float32, "1.weight": torch.float16,
+                      "1.bias": torch.float16, "2.weight": torch.float16, "2.bias": torch.float16}
