@@ -39,7 +39,7 @@ if [[ -f "$BUILD/CMakeCache.txt" ]]; then
   # configure step below records it.
   built_torch="$(sed -n 's/^AMPBENCH_TORCH_VERSION:[A-Z]*=//p' "$BUILD/CMakeCache.txt")"
   [[ -z "$built_torch" || "$built_torch" == "$TORCH_VERSION" ]] \
-    || torch_refuse "$BUILD was configured against torch $built_torch, not $TORCH_VERSION: pick that version (AMPBENCH_TORCH=$built_torch) or delete $BUILD"
+    || torch_refuse "$BUILD was configured against torch $built_torch, not $TORCH_VERSION: delete $BUILD to rebuild it against $TORCH_VERSION (torch $built_torch builds in its own folder with AMPBENCH_TORCH=$built_torch)"
 fi
 
 if [[ ! -f "$BUILD/CMakeCache.txt" ]]; then
