@@ -18,13 +18,15 @@ TORCH="$("$PY" -c 'import os, torch; print(os.path.dirname(torch.__file__))')" \
   || { echo "fuzz: error: no torch in $PY; run ci/bootstrap.sh" >&2; exit 2; }
 mkdir -p "$FUZZ_DIR/bin"
 
-FLAGS=(-std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+# C++20: torch 2.15's headers need it (std::bit_width, operator<=>), as its
+# CMake config says (cxx_std_20); the older torches of the window build with it too.
+FLAGS=(-std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
        -I "$ROOT/harness" -isystem "$TORCH/include" -isystem "$TORCH/include/torch/csrc/api/include"
        -DAMPBENCH_SOURCE_DIR="\"$ROOT\"" -DAMPBENCH_DEFAULT_PYTHON="\"$PY\"" -DAMPBENCH_COMPILER="\"clang\"")
 # core/json.h checks every translation unit against the nlohmann/json CMake
 # configured; here the one this compiler finds is the configured one.
 json_version() {
-  echo '#include <nlohmann/json.hpp>' | "$CXX" -std=c++17 -E -dM -x c++ - 2>/dev/null \
+  echo '#include <nlohmann/json.hpp>' | "$CXX" -std=c++20 -E -dM -x c++ - 2>/dev/null \
     | awk -v k="NLOHMANN_JSON_VERSION_$1" '$2 == k {print $3}'
 }
 for part in MAJOR MINOR PATCH; do
