@@ -23,13 +23,13 @@ def test_dry_run_lists_every_stage_in_order_with_its_cap_and_floor(tmp_path):
     assert r.returncode == 0, r.stderr
     names = [n for n, _ in stage_lines(r.stderr) if n != "end"]
     assert names == ORDER
-    assert "qualify dry-run: cap 200 s, floor 70 s: run_qualify" in r.stderr
+    assert "qualify dry-run: cap 220 s, floor 80 s: run_qualify" in r.stderr
 
 
 def test_floors_over_the_budget_are_refused_before_anything_runs(tmp_path):
     r = gpu_check(tmp_path, "--dry-run", AMPBENCH_GPU_CHECK_BUDGET_S="300")
     assert r.returncode == 2
-    assert "floors add up to 416 s, over the 300 s budget" in r.stderr
+    assert "floors add up to 453 s, over the 300 s budget" in r.stderr
     assert "dry-run" not in r.stderr
 
 
