@@ -3,7 +3,9 @@
 #include <ATen/Context.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/empty_like.h>
+#include <ATen/ops/_scaled_mm.h>
 #include <ATen/ops/matmul.h>
+#include <ATen/ops/ones.h>
 #include <ATen/ops/rand.h>
 #include <ATen/ops/randn.h>
 #include <c10/core/DeviceGuard.h>
@@ -52,6 +54,36 @@ double gemm_tflops(const CeilingOptions& o, c10::ScalarType dtype) {
   const double seconds =
       median_seconds(o.device, o.warmup, o.repetitions, [&] { at::matmul_out(c, a, b); });
   return matmul_flops(o.gemm_size, o.gemm_size, o.gemm_size) / seconds / 1e12;
+}
+
+// e4m3 x e4m3 with per-tensor scales and a bfloat16 output, the GEMM of
+// torchao's tensorwise recipe. The second operand is column-major, as the
+// scaled matmul requires.
+double fp8_gemm_tflops(const CeilingOptions& o) {
+  const auto options = at::TensorOptions().device(o.device).dtype(c10::kFloat);
+  const at::Tensor a = at::randn({o.gemm_size, o.gemm_size}, options).to(c10::ScalarType::Float8_e4m3fn);
+  const at::Tensor b = at::randn({o.gemm_size, o.gemm_size}, options).to(c10::ScalarType::Float8_e4m3fn).t();
+  const at::Tensor scale = at::ones({}, options);
+  const double seconds = median_seconds(o.device, o.warmup, o.repetitions, [&] {
+    at::_scaled_mm(a, b, scale, scale, /*bias=*/std::nullopt, /*scale_result=*/std::nullopt, c10::kBFloat16);
+  });
+  return matmul_flops(o.gemm_size, o.gemm_size, o.gemm_size) / seconds / 1e12;
+}
+
+// FP8 is a ceiling only where matrix units multiply FP8 (CUDA compute
+// capability 8.9 and later): a CPU multiplies the 8-bit operands in wider
+// arithmetic, so its rate is an emulation's and is not reported as one.
+void measure_fp8(const CeilingOptions& o, Ceilings& out) {
+  out.matmul_tflops["fp8"] = std::nullopt;
+  if (!o.device.is_cuda()) {
+    out.notes["fp8"] = "FP8 GEMMs on a CPU are emulated in wider arithmetic (no FP8 matrix units): not a ceiling";
+    return;
+  }
+  try {
+    out.matmul_tflops["fp8"] = fp8_gemm_tflops(o);
+  } catch (const c10::Error& e) {
+    out.notes["fp8"] = std::string("scaled matmul (e4m3) failed: ") + e.what_without_backtrace();
+  }
 }
 
 }  // namespace
@@ -137,6 +169,7 @@ Ceilings measure_ceilings(const CeilingOptions& o) {
       out.notes[k.name] = std::string("matmul failed: ") + e.what_without_backtrace();
     }
   }
+  measure_fp8(o, out);
   return out;
 }
 

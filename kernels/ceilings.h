@@ -5,7 +5,9 @@
 //   matmul rate       an n x n x n GEMM (at::matmul_out) per dtype, 2 n^3 / time,
 //                     in TFLOP/s (1e12): "fp32" (TF32 off), "tf32" (float32
 //                     inputs with TF32 cuBLAS math; CUDA only, null on CPU),
-//                     "fp16", "bf16"
+//                     "fp16", "bf16", and "fp8" (e4m3 operands, per-tensor
+//                     scales, bfloat16 output: at::_scaled_mm; CUDA with FP8
+//                     matrix units only, null on CPU and on older GPUs)
 // Each figure is the median of `repetitions` timed runs after `warmup`
 // untimed ones; every run is bracketed by device synchronisation and read
 // from a steady clock. Inputs are random (uniform in [1, 2) for the copy,
@@ -39,7 +41,7 @@ struct CeilingOptions {
 struct Ceilings {
   std::string device;  // e.g. "cpu", "cuda:0"
   double memory_bandwidth_gbs = 0.0;
-  std::map<std::string, std::optional<double>> matmul_tflops;  // fp32, tf32, fp16, bf16
+  std::map<std::string, std::optional<double>> matmul_tflops;  // fp32, tf32, fp16, bf16, fp8
   int repetitions = 0;
   int64_t gemm_size = 0;
   int64_t copy_bytes = 0;

@@ -23,11 +23,13 @@ CeilingOptions tiny(c10::Device device) {
 
 // Physical sanity: slower than a 1 MFLOP/s or faster than 1 PFLOP/s is a
 // measurement (or unit) bug, on any device this suite will meet.
-void expect_plausible_tflops(const std::optional<double>& t, const std::string& what) {
+// `most`: no device of today comes near it (an H200's dense FP8 peak is
+// about 2000 TFLOP/s, its bf16 one about 1000).
+void expect_plausible_tflops(const std::optional<double>& t, const std::string& what, double most = 1e3) {
   ASSERT_TRUE(t.has_value()) << what;
   EXPECT_TRUE(std::isfinite(*t)) << what;
   EXPECT_GT(*t, 1e-6) << what;
-  EXPECT_LT(*t, 1e3) << what;
+  EXPECT_LT(*t, most) << what;
 }
 
 TEST(Ceilings, DefaultsPerDevice) {
@@ -55,6 +57,10 @@ TEST(Ceilings, TinyCpuProbeIsPositiveAndPlausible) {
   ASSERT_EQ(c.matmul_tflops.count("tf32"), 1u);
   EXPECT_FALSE(c.matmul_tflops.at("tf32").has_value());
   EXPECT_EQ(c.notes.count("tf32"), 1u);
+  // FP8 on a CPU is an emulation, never a ceiling: null, with the reason.
+  ASSERT_EQ(c.matmul_tflops.count("fp8"), 1u);
+  EXPECT_FALSE(c.matmul_tflops.at("fp8").has_value());
+  EXPECT_NE(c.notes.at("fp8").find("emulated"), std::string::npos) << c.notes.at("fp8");
   // Half types: a value when this CPU build multiplies them, else a reason.
   for (const char* name : {"fp16", "bf16"}) {
     const auto& t = c.matmul_tflops.at(name);
@@ -125,6 +131,14 @@ TEST(Ceilings, TinyCudaProbeRestoresTf32) {
   EXPECT_GT(c.memory_bandwidth_gbs, 1.0);
   for (const char* name : {"fp32", "tf32", "fp16", "bf16"}) {
     expect_plausible_tflops(c.matmul_tflops.at(name), name);
+  }
+  // FP8: a rate where the GPU has FP8 matrix units (8.9+), else the scaled
+  // matmul's own refusal.
+  const auto& fp8 = c.matmul_tflops.at("fp8");
+  if (fp8) {
+    expect_plausible_tflops(fp8, "fp8", 4e3);
+  } else {
+    EXPECT_NE(c.notes.at("fp8").find("scaled matmul"), std::string::npos) << c.notes.at("fp8");
   }
   EXPECT_EQ(ctx.float32Precision(at::Float32Backend::CUDA, at::Float32Op::MATMUL), before);
 }

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from .runs import speedup
 
 # Matmul dtypes in the order qualify measures them; others follow as found.
-MATMUL_ORDER = ("fp32", "tf32", "fp16", "bf16")
+MATMUL_ORDER = ("fp32", "tf32", "fp16", "bf16", "fp8")
 
 
 def run_ceilings(run):
