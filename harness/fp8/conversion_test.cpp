@@ -1,5 +1,5 @@
-// The FP8 conversion plan on hand-made modules and on the model families the
-// FP8 precisions are for (mlp, ViT).
+// The FP8 conversion plan on hand-made modules (the model families:
+// harness/models/linear_test.cpp).
 #include "fp8/conversion.h"
 
 #include <gtest/gtest.h>
@@ -7,7 +7,6 @@
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/linear.h>
 
-#include "models/model.h"
 
 namespace ampbench::fp8 {
 namespace {
@@ -45,38 +44,6 @@ TEST(Fp8Conversion, AModelWithNoAdmissibleLinearIsRefusedNamingEachLayer) {
             "1: in_features 10 and out_features 5 not divisible by 16)");
   EXPECT_EQ(conversion_refusal(plan_conversion(*torch::nn::Sequential(torch::nn::ReLU()), ConversionOptions())),
             "the model has no Linear layer for an FP8 recipe to convert");
-}
-
-ModelSizes fp8_sizes() {
-  ModelSizes s;
-  s.batch = 4;
-  s.in_features = 32;
-  s.hidden = 64;
-  s.classes = 10;
-  s.image = 8;
-  s.patch = 4;
-  s.d_model = 32;
-  s.heads = 2;
-  s.ffn = 64;
-  s.layers = 2;
-  return s;
-}
-
-TEST(Fp8Conversion, TheMlpConvertsItsHiddenLayer) {
-  const Model m = make_model(*find_model_family("mlp"), fp8_sizes(), 1, c10::Device(c10::kCPU));
-  EXPECT_EQ(converted(plan_conversion(*m.module, ConversionOptions())), (std::vector<std::string>{"fc2"}));
-  EXPECT_EQ(converted(plan_conversion(*m.module, ConversionOptions().convert_first(true))),
-            (std::vector<std::string>{"fc1", "fc2"}));
-}
-
-TEST(Fp8Conversion, ViTConvertsEveryEncoderLinearButTheFirstAndKeepsItsHead) {
-  const Model m = make_model(*find_model_family("vit"), fp8_sizes(), 1, c10::Device(c10::kCPU));
-  const auto plan = plan_conversion(*m.module, ConversionOptions());
-  ASSERT_EQ(plan.size(), 7u);  // per layer out_proj and the MLP's two, then the head
-  EXPECT_FALSE(plan.front().converted);
-  EXPECT_FALSE(plan.back().converted);
-  EXPECT_EQ(plan.back().reason, "out_features 10 not divisible by 16");
-  EXPECT_EQ(converted(plan).size(), 5u);
 }
 
 }  // namespace

@@ -14,11 +14,11 @@ namespace ampbench {
 void DecoderBlockImpl::reset() {
   const int64_t d = sizes_.d_model;
   ln1_ = register_module("ln1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
-  qkv_ = register_module("qkv", torch::nn::Linear(d, 3 * d));
-  proj_ = register_module("proj", torch::nn::Linear(d, d));
+  qkv_ = register_module("qkv", Linear(d, 3 * d));
+  proj_ = register_module("proj", Linear(d, d));
   ln2_ = register_module("ln2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
-  fc1_ = register_module("fc1", torch::nn::Linear(d, sizes_.ffn));
-  fc2_ = register_module("fc2", torch::nn::Linear(sizes_.ffn, d));
+  fc1_ = register_module("fc1", Linear(d, sizes_.ffn));
+  fc2_ = register_module("fc2", Linear(sizes_.ffn, d));
 }
 
 std::vector<at::Tensor> DecoderBlockImpl::qkv(const at::Tensor& x) {
@@ -41,7 +41,7 @@ void DecoderImpl::reset() {
   blocks_ = register_module("blocks", torch::nn::ModuleList());
   for (int i = 0; i < sizes_.layers; ++i) blocks_->push_back(DecoderBlock(sizes_));
   ln_f_ = register_module("ln_f", torch::nn::LayerNorm(torch::nn::LayerNormOptions({sizes_.d_model})));
-  head_ = register_module("head", torch::nn::Linear(sizes_.d_model, sizes_.classes));
+  head_ = register_module("head", Linear(sizes_.d_model, sizes_.classes));
 }
 
 at::Tensor DecoderImpl::forward(const at::Tensor& x) {

@@ -13,6 +13,7 @@
 
 #include <string>
 
+#include "models/linear.h"
 #include "spec/model_sizes.h"
 
 namespace ampbench {
@@ -28,7 +29,7 @@ class DecoderBlockImpl : public torch::nn::Cloneable<DecoderBlockImpl> {
  private:
   ModelSizes sizes_;
   torch::nn::LayerNorm ln1_{nullptr}, ln2_{nullptr};
-  torch::nn::Linear qkv_{nullptr}, proj_{nullptr}, fc1_{nullptr}, fc2_{nullptr};
+  Linear qkv_{nullptr}, proj_{nullptr}, fc1_{nullptr}, fc2_{nullptr};
 };
 TORCH_MODULE(DecoderBlock);
 
@@ -46,7 +47,7 @@ class DecoderImpl : public torch::nn::Cloneable<DecoderImpl> {
   ModelSizes sizes_;
   torch::nn::ModuleList blocks_{nullptr};
   torch::nn::LayerNorm ln_f_{nullptr};
-  torch::nn::Linear head_{nullptr};
+  Linear head_{nullptr};
 };
 TORCH_MODULE(Decoder);
 

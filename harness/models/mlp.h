@@ -3,6 +3,7 @@
 #include <torch/nn/cloneable.h>
 #include <torch/nn/modules/linear.h>
 
+#include "models/linear.h"
 #include "spec/model_sizes.h"
 
 namespace ampbench {
@@ -16,7 +17,7 @@ class MlpImpl : public torch::nn::Cloneable<MlpImpl> {
 
  private:
   ModelSizes sizes_;
-  torch::nn::Linear fc1_{nullptr}, fc2_{nullptr}, head_{nullptr};
+  Linear fc1_{nullptr}, fc2_{nullptr}, head_{nullptr};
 };
 TORCH_MODULE(Mlp);
 

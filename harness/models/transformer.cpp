@@ -13,7 +13,7 @@ void TransformerImpl::reset() {
                    torch::nn::TransformerEncoderLayerOptions(sizes_.d_model, sizes_.heads)
                        .dim_feedforward(sizes_.ffn)
                        .dropout(0.0)));
-  head_ = register_module("head", torch::nn::Linear(sizes_.d_model, sizes_.classes));
+  head_ = register_module("head", Linear(sizes_.d_model, sizes_.classes));
 }
 
 at::Tensor TransformerImpl::forward(const at::Tensor& x) {

@@ -4,6 +4,7 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/transformerlayer.h>
 
+#include "models/linear.h"
 #include "spec/model_sizes.h"
 
 namespace ampbench {
@@ -20,7 +21,7 @@ class TransformerImpl : public torch::nn::Cloneable<TransformerImpl> {
  private:
   ModelSizes sizes_;
   torch::nn::TransformerEncoderLayer block_{nullptr};
-  torch::nn::Linear head_{nullptr};
+  Linear head_{nullptr};
 };
 TORCH_MODULE(Transformer);
 

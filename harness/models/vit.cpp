@@ -25,8 +25,8 @@ torch::nn::LayerNorm layer_norm(int64_t d) {
 }
 
 // torchvision's MLPBlock: xavier-uniform weights, biases drawn at 1e-6.
-torch::nn::Linear mlp_linear(int64_t in, int64_t out) {
-  torch::nn::Linear l(in, out);
+Linear mlp_linear(int64_t in, int64_t out) {
+  Linear l(in, out);
   const torch::NoGradGuard no_grad;
   torch::nn::init::xavier_uniform_(l->weight);
   torch::nn::init::normal_(l->bias, 0.0, 1e-6);
@@ -53,9 +53,9 @@ int64_t tokens(const ModelSizes& s) {
 // addmm rounds once: the bf16 replays then differ in the last bit. The
 // dropouts (indices 2 and 4) have p = 0.
 at::Tensor mlp_forward(const torch::nn::Sequential& mlp, const at::Tensor& x) {
-  const auto& fc1 = *mlp->ptr(0)->as<torch::nn::Linear>();
-  const auto& fc2 = *mlp->ptr(3)->as<torch::nn::Linear>();
-  return at::linear(at::gelu(at::linear(x, fc1.weight, fc1.bias)), fc2.weight, fc2.bias);
+  auto& fc1 = *mlp->ptr(0)->as<Linear>();
+  auto& fc2 = *mlp->ptr(3)->as<Linear>();
+  return fc2.f_linear(at::gelu(fc1.f_linear(x)));
 }
 
 }  // namespace
@@ -64,7 +64,7 @@ void VitSelfAttentionImpl::reset() {
   const int64_t d = sizes_.d_model;
   in_proj_weight_ = register_parameter("in_proj_weight", torch::empty({3 * d, d}));
   in_proj_bias_ = register_parameter("in_proj_bias", torch::zeros({3 * d}));
-  out_proj_ = register_module("out_proj", torch::nn::Linear(d, d));
+  out_proj_ = register_module("out_proj", Linear(d, d));
   const torch::NoGradGuard no_grad;
   torch::nn::init::xavier_uniform_(in_proj_weight_);
   torch::nn::init::zeros_(out_proj_->bias);
@@ -84,7 +84,7 @@ at::Tensor VitSelfAttentionImpl::forward(const at::Tensor& x) {
   };
   at::Tensor a = at::scaled_dot_product_attention(split_heads(proj[0]), split_heads(proj[1]), split_heads(proj[2]));
   a = a.permute({2, 0, 1, 3}).contiguous().view({batch * seq, d});
-  a = at::linear(a, out_proj_->weight, out_proj_->bias);
+  a = out_proj_->f_linear(a);
   return a.view({seq, batch, a.size(1)}).transpose(1, 0);
 }
 
@@ -115,7 +115,7 @@ at::Tensor VitLayersImpl::forward(at::Tensor x) {
 }
 
 void VitHeadsImpl::reset() {
-  head_ = register_module("head", torch::nn::Linear(sizes_.d_model, sizes_.classes));
+  head_ = register_module("head", Linear(sizes_.d_model, sizes_.classes));
   const torch::NoGradGuard no_grad;  // torchvision zero-initialises the head
   torch::nn::init::zeros_(head_->weight);
   torch::nn::init::zeros_(head_->bias);

@@ -16,6 +16,7 @@
 
 #include <vector>
 
+#include "models/linear.h"
 #include "spec/model_sizes.h"
 
 namespace ampbench {
@@ -31,7 +32,7 @@ class VitSelfAttentionImpl : public torch::nn::Cloneable<VitSelfAttentionImpl> {
  private:
   ModelSizes sizes_;
   at::Tensor in_proj_weight_, in_proj_bias_;
-  torch::nn::Linear out_proj_{nullptr};
+  Linear out_proj_{nullptr};
 };
 TORCH_MODULE(VitSelfAttention);
 
@@ -72,7 +73,7 @@ class VitHeadsImpl : public torch::nn::Cloneable<VitHeadsImpl> {
 
  private:
   ModelSizes sizes_;
-  torch::nn::Linear head_{nullptr};
+  Linear head_{nullptr};
 };
 TORCH_MODULE(VitHeads);
 

@@ -1,0 +1,51 @@
+#include "models/linear.h"
+
+#include <ATen/ops/linear.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace ampbench {
+
+at::Tensor LinearImpl::forward(const at::Tensor& input) {
+  if (!fp8_) return torch::nn::LinearImpl::forward(input);
+  return fp8::fp8_linear(input, weight, bias, *fp8_);
+}
+
+at::Tensor LinearImpl::f_linear(const at::Tensor& input) {
+  if (!fp8_) return at::linear(input, weight, bias);
+  return fp8::fp8_linear(input, weight, bias, *fp8_);
+}
+
+std::shared_ptr<torch::nn::Module> LinearImpl::clone(const std::optional<c10::Device>& device) const {
+  auto copy = std::make_shared<LinearImpl>(options);
+  static_cast<torch::nn::LinearImpl&>(*copy) =
+      *std::dynamic_pointer_cast<torch::nn::LinearImpl>(torch::nn::LinearImpl::clone(device));
+  return copy;
+}
+
+std::vector<std::shared_ptr<fp8::Fp8LinearState>> attach_fp8(torch::nn::Module& model,
+                                                             const std::vector<fp8::LinearChoice>& plan,
+                                                             const fp8::RecipeOptions& recipe) {
+  const auto modules = model.named_modules("", /*include_self=*/false);
+  std::vector<std::shared_ptr<fp8::Fp8LinearState>> states;
+  for (const fp8::LinearChoice& choice : plan) {
+    if (!choice.converted) continue;
+    const auto* found = modules.find(choice.name);
+    if (!found) throw std::invalid_argument("attach_fp8: the model has no layer '" + choice.name + "'");
+    auto* layer = (*found)->as<LinearImpl>();
+    if (!layer)
+      throw std::invalid_argument("attach_fp8: layer '" + choice.name +
+                                  "' is a torch::nn::Linear, not the model families' Linear: it cannot run in FP8");
+    states.push_back(std::make_shared<fp8::Fp8LinearState>(recipe, layer->weight.device()));
+    layer->set_fp8_state(states.back());
+  }
+  return states;
+}
+
+void detach_fp8(torch::nn::Module& model) {
+  for (const auto& module : model.modules(/*include_self=*/false))
+    if (auto* layer = module->as<LinearImpl>()) layer->set_fp8_state(nullptr);
+}
+
+}  // namespace ampbench

@@ -1,0 +1,54 @@
+// The model families' Linear: torch::nn::Linear's parameters, names and
+// forward, except while an FP8 recipe's state is attached, when its three
+// GEMMs run in FP8 through fp8::fp8_linear. attach_fp8 attaches one state to
+// each layer an FP8 conversion plan (fp8/conversion.h) converts; the model's
+// own forward is unchanged, so the same module trains in any precision.
+#pragma once
+
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/pimpl.h>
+
+#include <memory>
+#include <vector>
+
+#include "fp8/conversion.h"
+#include "fp8/fp8_linear.h"
+
+namespace ampbench {
+
+class LinearImpl : public torch::nn::LinearImpl {
+ public:
+  using torch::nn::LinearImpl::LinearImpl;
+
+  at::Tensor forward(const at::Tensor& input);
+  // As Python's F.linear (at::linear: one fused addmm, which LibTorch's
+  // forward is not for 3-D inputs) in the layer's own precision; FP8 when
+  // attached. For the modules that mirror torchvision's F.linear calls.
+  at::Tensor f_linear(const at::Tensor& input);
+
+  // A deep copy of this type (torch::nn::Linear's own would be the base
+  // type, which a Sequential holding this one cannot take back), without
+  // the FP8 state: a clone of the model runs in its own precision.
+  std::shared_ptr<torch::nn::Module> clone(const std::optional<c10::Device>& device = std::nullopt) const override;
+
+  // Null while the layer runs in its own precision.
+  const fp8::Fp8LinearState* fp8_state() const { return fp8_.get(); }
+  void set_fp8_state(std::shared_ptr<fp8::Fp8LinearState> state) { fp8_ = std::move(state); }
+
+ private:
+  std::shared_ptr<fp8::Fp8LinearState> fp8_;
+};
+TORCH_MODULE(Linear);
+
+// One fresh state per converted layer of `plan`, on the layer's device, each
+// attached to it; returns them in the plan's order. Throws std::invalid_argument
+// naming the layer when a converted one is not this Linear (a torch::nn::Linear
+// inside a torch module such as TransformerEncoderLayer cannot run in FP8).
+std::vector<std::shared_ptr<fp8::Fp8LinearState>> attach_fp8(torch::nn::Module& model,
+                                                             const std::vector<fp8::LinearChoice>& plan,
+                                                             const fp8::RecipeOptions& recipe);
+
+// Every layer back in its own precision.
+void detach_fp8(torch::nn::Module& model);
+
+}  // namespace ampbench
