@@ -59,11 +59,13 @@ build() {
   "$CXX" "${FLAGS[@]}" "${objs[@]}" "${libs[@]}" -o "$FUZZ_DIR/bin/$name"
 }
 # A suite names model families, whose registrations carry their LibTorch
-# modules' builds: the suite target links them (and LibTorch) too.
+# modules' builds (their Linear layers with the FP8 Linear): the suite
+# target links them (and LibTorch) too.
 MODELS=("$H/models/model_family.cpp" "$H/models/model.cpp" "$H/models/flops.cpp" "$H/models/mlp.cpp"
         "$H/models/cnn.cpp" "$H/models/transformer.cpp" "$H/models/decoder.cpp" "$H/models/gpt2.cpp"
         "$H/models/bert.cpp" "$H/models/hf_attention.cpp" "$H/models/resnet.cpp" "$H/models/vit.cpp"
-        "$H/models/linear_stack.cpp" "$H/models/scripted.cpp")
+        "$H/models/linear_stack.cpp" "$H/models/scripted.cpp" "$H/models/linear.cpp"
+        "$H/fp8/fp8_linear.cpp" "$H/fp8/delayed_scaling.cpp" "$H/fp8/fp8_cast.cpp" "$H/fp8/fp8_recipe.cpp")
 build fuzz_suite "$H/fuzz/fuzz_suite.cpp" "$H/suite/suite.cpp" "$H/suite/case_reader.cpp" "$H/suite/case_list.cpp" \
   "$H/suite/suite_sections.cpp" "$H/suite/memory_estimate.cpp" "$H/amp/autocast_guard.cpp" \
   "$H/suite/scripted_models.cpp" "$H/suite/training_options.cpp" "$H/spec/loss.cpp" \

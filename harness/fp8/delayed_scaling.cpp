@@ -1,5 +1,7 @@
 #include "fp8/delayed_scaling.h"
 
+#include <ATen/core/grad_mode.h>
+
 #include <cmath>
 
 namespace ampbench::fp8 {

@@ -1,5 +1,6 @@
 #include "fp8/fp8_cast.h"
 
+#include <ATen/core/grad_mode.h>
 #include <c10/core/DispatchKeySet.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
 
