@@ -65,10 +65,12 @@ MODELS=("$H/models/model_family.cpp" "$H/models/model.cpp" "$H/models/flops.cpp"
         "$H/models/cnn.cpp" "$H/models/transformer.cpp" "$H/models/decoder.cpp" "$H/models/gpt2.cpp"
         "$H/models/bert.cpp" "$H/models/hf_attention.cpp" "$H/models/resnet.cpp" "$H/models/vit.cpp"
         "$H/models/linear_stack.cpp" "$H/models/scripted.cpp" "$H/models/linear.cpp"
-        "$H/fp8/fp8_linear.cpp" "$H/fp8/delayed_scaling.cpp" "$H/fp8/fp8_cast.cpp" "$H/fp8/fp8_recipe.cpp")
+        "$H/fp8/fp8_linear.cpp" "$H/fp8/delayed_scaling.cpp" "$H/fp8/fp8_cast.cpp" "$H/fp8/fp8_recipe.cpp"
+        "$H/fp8/conversion.cpp")
 build fuzz_suite "$H/fuzz/fuzz_suite.cpp" "$H/suite/suite.cpp" "$H/suite/case_reader.cpp" "$H/suite/case_list.cpp" \
   "$H/suite/suite_sections.cpp" "$H/suite/memory_estimate.cpp" "$H/amp/autocast_guard.cpp" \
-  "$H/suite/scripted_models.cpp" "$H/suite/training_options.cpp" "$H/spec/loss.cpp" \
+  "$H/suite/scripted_models.cpp" "$H/suite/training_options.cpp" "$H/suite/fp8_plans.cpp" "$H/spec/loss.cpp" \
+  "$H/spec/fp8_settings.cpp" \
   "$H/core/precision.cpp" "$H/core/build_info.cpp" "$H/io/json_file.cpp" "$H/optim/impl.cpp" "$H/spec/control.cpp" \
   "$H/spec/workload_traits.cpp" "${MODELS[@]}" "${TORCH_LIBS[@]}"
 build fuzz_results "$H/fuzz/fuzz_results.cpp" "$H/gate/results_file.cpp" "$H/results/results_file.cpp" \

@@ -6,7 +6,9 @@
 namespace ampbench {
 
 const std::vector<std::string>& PrecisionPolicy::names() {
-  static const std::vector<std::string> all = {"fp32", "fp16", "bf16", "tf32", "o2", "o3"};
+  static const std::vector<std::string> all = {"fp32",           "fp16",        "bf16",
+                                                   "tf32",           "o2",          "o3",
+                                                   "fp8_tensorwise", "fp8_rowwise", "fp8_delayed"};
   return all;
 }
 
@@ -17,7 +19,11 @@ PrecisionPolicy PrecisionPolicy::parse(const std::string& name) {
   if (name == "tf32") return PrecisionPolicy(Precision::kTf32);
   if (name == "o2") return PrecisionPolicy(Precision::kO2);
   if (name == "o3") return PrecisionPolicy(Precision::kO3);
-  throw std::invalid_argument("unsupported precision '" + name + "' (expected fp32, fp16, bf16, tf32, o2 or o3)");
+  if (name == "fp8_tensorwise") return PrecisionPolicy(Precision::kFp8Tensorwise);
+  if (name == "fp8_rowwise") return PrecisionPolicy(Precision::kFp8Rowwise);
+  if (name == "fp8_delayed") return PrecisionPolicy(Precision::kFp8Delayed);
+  throw std::invalid_argument("unsupported precision '" + name +
+                              "' (expected fp32, fp16, bf16, tf32, o2, o3, fp8_tensorwise, fp8_rowwise or fp8_delayed)");
 }
 
 std::string PrecisionPolicy::name() const {
@@ -28,6 +34,9 @@ std::string PrecisionPolicy::name() const {
     case Precision::kTf32: return "tf32";
     case Precision::kO2: return "o2";
     case Precision::kO3: return "o3";
+    case Precision::kFp8Tensorwise: return "fp8_tensorwise";
+    case Precision::kFp8Rowwise: return "fp8_rowwise";
+    case Precision::kFp8Delayed: return "fp8_delayed";
   }
   return "?";
 }
@@ -36,7 +45,10 @@ std::optional<c10::ScalarType> PrecisionPolicy::autocast_dtype() const {
   switch (precision_) {
     case Precision::kFp32: return std::nullopt;
     case Precision::kFp16: return c10::ScalarType::Half;
-    case Precision::kBf16: return c10::ScalarType::BFloat16;
+    case Precision::kBf16:
+    case Precision::kFp8Tensorwise:
+    case Precision::kFp8Rowwise:
+    case Precision::kFp8Delayed: return c10::ScalarType::BFloat16;
     case Precision::kTf32:
     case Precision::kO2:
     case Precision::kO3: return std::nullopt;
@@ -49,11 +61,12 @@ c10::ScalarType PrecisionPolicy::model_dtype() const {
 }
 
 std::string PrecisionPolicy::ceiling_name() const {
+  if (is_fp8()) return "fp8";
   return model_dtype() == c10::ScalarType::Half ? "fp16" : name();
 }
 
 bool PrecisionPolicy::tolerance_row_optional() const {
-  return precision_ == Precision::kTf32 || precision_ == Precision::kO2 || precision_ == Precision::kO3;
+  return precision_ == Precision::kTf32 || precision_ == Precision::kO2 || precision_ == Precision::kO3 || is_fp8();
 }
 
 amp::Float32Math PrecisionPolicy::float32_math() const {
@@ -66,6 +79,10 @@ std::string PrecisionPolicy::scaler_refusal() const {
     return "o3 with a GradScaler is a configuration mistake: O3 trains float16 weights with float16 gradients, "
            "which a GradScaler cannot unscale in place (PyTorch's refuses them too); use o2 for float16 with loss "
            "scaling and float32 master weights";
+  if (is_fp8())
+    return name() + " with a GradScaler is a configuration mistake: an FP8 recipe scales each GEMM operand into "
+                    "8 bits itself and runs everything else in bfloat16 (float32's exponent range); remove the "
+                    "scaler";
   if (precision_ == Precision::kTf32)
     return "tf32 with a GradScaler is a configuration mistake: tf32 keeps float32 tensors (float32's exponent "
            "range) and only rounds the tensor-core products' mantissas, so loss scaling is unneeded; remove the "
@@ -82,6 +99,9 @@ double PrecisionPolicy::unit_roundoff() const {
     case Precision::kTf32:
     case Precision::kO2:
     case Precision::kO3: return std::ldexp(1.0, -11);
+    case Precision::kFp8Tensorwise:
+    case Precision::kFp8Rowwise:
+    case Precision::kFp8Delayed: return std::ldexp(1.0, -4);
   }
   return 0.0;
 }

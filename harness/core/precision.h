@@ -20,7 +20,10 @@ namespace ampbench {
 //       float32); the optimizer updates float32 master weights; loss scaling.
 //   O3: everything float16, no master weights, no loss scaling: the speed of
 //       light, whose equivalence verdict is reported, not required.
-enum class Precision { kFp32, kFp16, kBf16, kTf32, kO2, kO3 };
+// The FP8 precisions run the model's convertible Linear layers' GEMMs in 8-bit
+// floats under one recipe each (docs/fp8.md: tensorwise, rowwise, delayed),
+// everything else under bf16 autocast, with float32 weights.
+enum class Precision { kFp32, kFp16, kBf16, kTf32, kO2, kO3, kFp8Tensorwise, kFp8Rowwise, kFp8Delayed };
 
 class PrecisionPolicy {
  public:
@@ -34,7 +37,14 @@ class PrecisionPolicy {
   Precision precision() const { return precision_; }
   std::string name() const;
 
-  // The autocast dtype, or nullopt for fp32 and tf32 (no autocast region:
+  // Whether the case's Linear layers run in FP8 (which recipe is the
+  // precision's: fp8/fp8_recipe.h).
+  bool is_fp8() const {
+    return precision_ == Precision::kFp8Tensorwise || precision_ == Precision::kFp8Rowwise ||
+           precision_ == Precision::kFp8Delayed;
+  }
+
+  // The autocast dtype (bfloat16 for the FP8 precisions' other ops), or nullopt for fp32 and tf32 (no autocast region:
   // tf32 keeps float32 tensors and rounds inside the tensor cores) and for O2
   // and O3 (the model itself is float16).
   std::optional<c10::ScalarType> autocast_dtype() const;
@@ -62,10 +72,10 @@ class PrecisionPolicy {
   bool verdict_required() const { return precision_ != Precision::kO3; }
 
   // The row of the measured matrix ceilings this precision's math runs at
-  // (O2 and O3 multiply in float16).
+  // (O2 and O3 multiply in float16; the FP8 precisions at the fp8 row).
   std::string ceiling_name() const;
 
-  // tf32, O2 and O3 came after the first suites: a suite declares their
+  // tf32, O2, O3 and FP8 came after the first suites: a suite declares their
   // tolerance row only when it runs them.
   bool tolerance_row_optional() const;
 
@@ -74,7 +84,8 @@ class PrecisionPolicy {
   bool cuda_only() const { return precision_ == Precision::kTf32; }
 
   // fp16 and O2 need a GradScaler; fp32, bf16 and tf32 have float32's
-  // exponent range, and O3 is defined without one.
+  // exponent range, O3 is defined without one, and FP8 recipes scale each
+  // GEMM operand themselves.
   bool needs_scaler() const { return precision_ == Precision::kFp16 || precision_ == Precision::kO2; }
 
   // Whether a GradScaler may be attached at all: fp32 + scaler is the
@@ -88,13 +99,14 @@ class PrecisionPolicy {
   std::string scaler_refusal() const;
 
   // Whether float16 gradient underflow is a question for this precision
-  // (kernels/grad_health): not for bf16 and tf32, which have float32's range.
+  // (kernels/grad_health): not for bf16, tf32 and FP8 (bf16 around float32
+  // gradients), which have float32's range.
   bool float16_range_matters() const {
-    return precision_ != Precision::kBf16 && precision_ != Precision::kTf32;
+    return precision_ != Precision::kBf16 && precision_ != Precision::kTf32 && !is_fp8();
   }
 
   // Unit roundoff of the arithmetic (fp32: 2^-24, fp16, O2, O3 and tf32:
-  // 2^-11, bf16: 2^-8); tf32 has fp16's 10-bit mantissa.
+  // 2^-11, bf16: 2^-8, FP8: e4m3's 2^-4); tf32 has fp16's 10-bit mantissa.
   double unit_roundoff() const;
 
   bool operator==(const PrecisionPolicy& other) const { return precision_ == other.precision_; }

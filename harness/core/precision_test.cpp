@@ -10,7 +10,8 @@ namespace ampbench {
 namespace {
 
 TEST(Precision, EveryNameParsesToItselfInTableOrder) {
-  EXPECT_EQ(PrecisionPolicy::names(), (std::vector<std::string>{"fp32", "fp16", "bf16", "tf32", "o2", "o3"}));
+  EXPECT_EQ(PrecisionPolicy::names(), (std::vector<std::string>{"fp32", "fp16", "bf16", "tf32", "o2", "o3",
+                                                                 "fp8_tensorwise", "fp8_rowwise", "fp8_delayed"}));
   for (const std::string& name : PrecisionPolicy::names()) EXPECT_EQ(PrecisionPolicy::parse(name).name(), name);
   EXPECT_EQ(PrecisionPolicy::parse("tf32").precision(), Precision::kTf32);
 }
@@ -20,7 +21,8 @@ TEST(Precision, AnUnknownNameIsRefusedListingTheKnownOnes) {
     PrecisionPolicy::parse("fp8");
     FAIL() << "fp8 was accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "unsupported precision 'fp8' (expected fp32, fp16, bf16, tf32, o2 or o3)");
+    EXPECT_STREQ(e.what(), "unsupported precision 'fp8' (expected fp32, fp16, bf16, tf32, o2, o3, fp8_tensorwise, "
+                           "fp8_rowwise or fp8_delayed)");
   }
   EXPECT_THROW(PrecisionPolicy::parse("TF32"), std::invalid_argument);
 }
@@ -85,6 +87,31 @@ TEST(Precision, OnlyTf32LeavesIeeeMath) {
   EXPECT_TRUE(PrecisionPolicy(Precision::kFp16).autocast_dtype() == c10::ScalarType::Half);
   EXPECT_TRUE(PrecisionPolicy(Precision::kBf16).autocast_dtype() == c10::ScalarType::BFloat16);
   EXPECT_FALSE(PrecisionPolicy(Precision::kFp32).autocast_dtype().has_value());
+}
+
+// Each FP8 recipe: float32 weights trained directly, the other ops under
+// bf16 autocast, no GradScaler (the recipe scales every GEMM operand), e4m3's
+// roundoff, the fp8 ceiling row, and its verdict required.
+TEST(Precision, Fp8RunsFloat32WeightsUnderBf16AutocastWithoutAScaler) {
+  for (Precision p : {Precision::kFp8Tensorwise, Precision::kFp8Rowwise, Precision::kFp8Delayed}) {
+    const PrecisionPolicy fp8(p);
+    EXPECT_TRUE(fp8.is_fp8()) << fp8.name();
+    EXPECT_TRUE(fp8.autocast_dtype() == c10::ScalarType::BFloat16) << fp8.name();
+    EXPECT_EQ(fp8.model_dtype(), c10::ScalarType::Float);
+    EXPECT_EQ(fp8.trained_dtype(), c10::ScalarType::Float);
+    EXPECT_FALSE(fp8.master_weights());
+    EXPECT_FALSE(fp8.needs_scaler());
+    EXPECT_FALSE(fp8.allows_scaler());
+    EXPECT_NE(fp8.scaler_refusal().find(fp8.name() + " with a GradScaler"), std::string::npos) << fp8.scaler_refusal();
+    EXPECT_FALSE(fp8.float16_range_matters());
+    EXPECT_FALSE(fp8.cuda_only());
+    EXPECT_TRUE(fp8.verdict_required());
+    EXPECT_TRUE(fp8.tolerance_row_optional());
+    EXPECT_EQ(fp8.unit_roundoff(), std::ldexp(1.0, -4));
+    EXPECT_EQ(fp8.ceiling_name(), "fp8");
+  }
+  for (Precision p : {Precision::kFp32, Precision::kFp16, Precision::kBf16, Precision::kTf32, Precision::kO2})
+    EXPECT_FALSE(PrecisionPolicy(p).is_fp8());
 }
 
 TEST(Precision, ScalerRulesPerPolicy) {

@@ -6,19 +6,15 @@
 // in forward order.
 #pragma once
 
-#include <torch/arg.h>
 #include <torch/nn/module.h>
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace ampbench::fp8 {
+#include "fp8/conversion_options.h"
 
-struct ConversionOptions {
-  TORCH_ARG(bool, convert_first) = false;
-  TORCH_ARG(bool, convert_last) = false;
-};
+namespace ampbench::fp8 {
 
 // One Linear layer and the choice made for it: converted, or why not.
 struct LinearChoice {

@@ -24,6 +24,27 @@ std::shared_ptr<torch::nn::Module> LinearImpl::clone(const std::optional<c10::De
   return copy;
 }
 
+namespace {
+
+std::string torch_linear_refusal(const std::string& name) {
+  return "layer '" + name + "' is a torch::nn::Linear, not the model families' Linear: it cannot run in FP8";
+}
+
+}  // namespace
+
+Fp8Plan plan_fp8(const torch::nn::Module& model, const fp8::ConversionOptions& options) {
+  Fp8Plan plan{fp8::plan_conversion(model, options), ""};
+  plan.refusal = fp8::conversion_refusal(plan.layers);
+  if (!plan.refusal.empty()) return plan;
+  const auto modules = model.named_modules("", /*include_self=*/false);
+  for (const fp8::LinearChoice& choice : plan.layers)
+    if (choice.converted && !modules[choice.name]->as<LinearImpl>()) {
+      plan.refusal = torch_linear_refusal(choice.name);
+      break;
+    }
+  return plan;
+}
+
 std::vector<std::shared_ptr<fp8::Fp8LinearState>> attach_fp8(torch::nn::Module& model,
                                                              const std::vector<fp8::LinearChoice>& plan,
                                                              const fp8::RecipeOptions& recipe) {
@@ -34,9 +55,7 @@ std::vector<std::shared_ptr<fp8::Fp8LinearState>> attach_fp8(torch::nn::Module& 
     const auto* found = modules.find(choice.name);
     if (!found) throw std::invalid_argument("attach_fp8: the model has no layer '" + choice.name + "'");
     auto* layer = (*found)->as<LinearImpl>();
-    if (!layer)
-      throw std::invalid_argument("attach_fp8: layer '" + choice.name +
-                                  "' is a torch::nn::Linear, not the model families' Linear: it cannot run in FP8");
+    if (!layer) throw std::invalid_argument("attach_fp8: " + torch_linear_refusal(choice.name));
     states.push_back(std::make_shared<fp8::Fp8LinearState>(recipe, layer->weight.device()));
     layer->set_fp8_state(states.back());
   }

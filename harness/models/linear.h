@@ -9,6 +9,7 @@
 #include <torch/nn/pimpl.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "fp8/conversion.h"
@@ -39,6 +40,15 @@ class LinearImpl : public torch::nn::LinearImpl {
   std::shared_ptr<fp8::Fp8LinearState> fp8_;
 };
 TORCH_MODULE(Linear);
+
+// The layers an FP8 recipe converts in `model`, with each other layer's
+// reason, and why the recipe cannot run on it ("" when it can): no
+// convertible Linear, or a planned layer that is torch's own Linear.
+struct Fp8Plan {
+  std::vector<fp8::LinearChoice> layers;
+  std::string refusal;
+};
+Fp8Plan plan_fp8(const torch::nn::Module& model, const fp8::ConversionOptions& options);
 
 // One fresh state per converted layer of `plan`, on the layer's device, each
 // attached to it; returns them in the plan's order. Throws std::invalid_argument

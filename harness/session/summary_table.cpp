@@ -13,12 +13,13 @@ namespace ampbench {
 namespace {
 
 // The original three columns always (a run's table keeps its shape), the
-// later ones (tf32, o2, o3) only when some case ran them; fp16 is O1, so O2
-// and O3 sit beside it.
+// later ones (tf32, o2, o3, the FP8 recipes) only when some case ran them;
+// fp16 is O1, so O2 and O3 sit beside it.
 std::vector<std::string> columns(const ResultsFile& results) {
   std::vector<std::string> out;
   for (const Precision precision :
-       {Precision::kFp32, Precision::kFp16, Precision::kO2, Precision::kO3, Precision::kBf16, Precision::kTf32}) {
+       {Precision::kFp32, Precision::kFp16, Precision::kO2, Precision::kO3, Precision::kBf16, Precision::kTf32,
+        Precision::kFp8Tensorwise, Precision::kFp8Rowwise, Precision::kFp8Delayed}) {
     const std::string p = PrecisionPolicy(precision).name();
     const bool always =
         precision == Precision::kFp32 || precision == Precision::kFp16 || precision == Precision::kBf16;

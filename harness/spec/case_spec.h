@@ -13,6 +13,7 @@
 #include "optim/impl.h"
 #include "spec/control.h"
 #include "spec/device_kind.h"
+#include "spec/fp8_settings.h"
 #include "spec/expect.h"
 #include "spec/loss.h"
 
@@ -93,6 +94,9 @@ struct CaseSpec {
   optim::Impl optimizer_impl = optim::Impl::kLoop;  // loop | foreach | fused (optim/optimizers.h)
   std::string tag;                  // names non-default settings ("" for none)
   PrecisionPolicy precision{Precision::kFp32};
+  // The FP8 precisions' recipe and choice of layers (faults set for an FP8
+  // control); nullopt for every other precision.
+  std::optional<Fp8Settings> fp8;
   bool scaler_enabled = false;
   DeviceKind device = DeviceKind::kCpu;
   int world_size = 1;  // dataparallel: replicas; ddp: ranks (the suite's, or the launch's when launched)

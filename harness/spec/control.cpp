@@ -6,7 +6,7 @@
 namespace ampbench {
 namespace {
 
-constexpr std::array<std::pair<Control, std::string_view>, 9> kNames = {{
+constexpr std::array<std::pair<Control, std::string_view>, 14> kNames = {{
     {Control::kNone, "correct"},
     {Control::kNoScaler, "no_scaler"},
     {Control::kFreshScalerEachStep, "fresh_scaler_each_step"},
@@ -16,6 +16,11 @@ constexpr std::array<std::pair<Control, std::string_view>, 9> kNames = {{
     {Control::kPenaltyFromScaledGrads, "penalty_from_scaled_grads"},
     {Control::kUpdatePerOptimizer, "update_per_optimizer"},
     {Control::kRankDisagreement, "rank_disagreement"},
+    {Control::kFp8FrozenScales, "fp8_frozen_scales"},
+    {Control::kFp8InputAmaxFromWeight, "fp8_input_amax_from_weight"},
+    {Control::kFp8E4m3Gradients, "fp8_e4m3_gradients"},
+    {Control::kFp8HistoryNotRolled, "fp8_history_not_rolled"},
+    {Control::kFp8NoSaturation, "fp8_no_saturation"},
 }};
 
 }  // namespace

@@ -20,6 +20,12 @@ enum class Control {
   kPenaltyFromScaledGrads,    // a gradient penalty built from still-scaled gradients
   kUpdatePerOptimizer,        // scaler.update() after each optimizer's step
   kRankDisagreement,          // one DDP rank alone skips a step
+  // The FP8 mistakes (spec/fp8_settings.h), each a fault of the recipe.
+  kFp8FrozenScales,        // the scales of step 0 used for ever
+  kFp8InputAmaxFromWeight, // the input scaled by the weight's amax
+  kFp8E4m3Gradients,       // output gradients in e4m3 instead of e5m2
+  kFp8HistoryNotRolled,    // delayed scaling's amax history never rolled
+  kFp8NoSaturation,        // the cast to 8 bits without its clamp
 };
 
 // The suite's name of a variant ("correct" for kNone).

@@ -19,7 +19,11 @@ const std::vector<WorkloadTraits>& all_workload_traits() {
   // The catalog: one entry per workload; its step is registered by the same
   // name in workload.cpp.
   static const std::vector<WorkloadTraits> catalog = {
-      WorkloadTraits("plain").controls({Control::kNoScaler, Control::kFreshScalerEachStep, Control::kResumeWithoutScalerState}).capturable(true),
+      WorkloadTraits("plain")
+          .controls({Control::kNoScaler, Control::kFreshScalerEachStep, Control::kResumeWithoutScalerState,
+                     Control::kFp8FrozenScales, Control::kFp8InputAmaxFromWeight, Control::kFp8E4m3Gradients,
+                     Control::kFp8HistoryNotRolled, Control::kFp8NoSaturation})
+          .capturable(true),
       WorkloadTraits("clip_norm").controls({Control::kClipBeforeUnscale}).engages(Engages::kClipNorm).capturable(true),
       WorkloadTraits("clip_value").controls({Control::kClipBeforeUnscale}).engages(Engages::kClipValue).capturable(true),
       WorkloadTraits("accumulation")

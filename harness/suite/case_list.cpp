@@ -12,6 +12,7 @@ CaseSpec baseline_for(const CaseSpec& c, const SuiteContext& ctx) {
   CaseSpec b = c;
   b.resume_at = -1;  // the uninterrupted run (a resumed case is also held to it bitwise)
   b.precision = PrecisionPolicy(Precision::kFp32);
+  b.fp8.reset();
   b.variant = Control::kNone;
   b.scaler_enabled = false;
   b.expect = Expect::kPass;

@@ -1,5 +1,7 @@
 #include "suite/case_reader.h"
 
+#include <c10/util/Exception.h>
+
 #include <cstring>
 #include <iomanip>
 #include <sstream>
@@ -31,6 +33,7 @@ CaseSpec make_case(const SuiteContext& ctx, const std::string& workload, const s
   c.workload = &workload_traits(workload);
   c.model = ctx.family(model);
   c.precision = PrecisionPolicy::parse(precision);
+  if (const auto scaling = fp8_scaling(c.precision)) c.fp8 = Fp8Settings{fp8::RecipeOptions(*scaling), {}};
   c.scaler_enabled = c.precision.needs_scaler();
   c.optimizer = *optim::parse_kind(optimizer);
   c.optimizer_impl = s.optimizer_impl;
@@ -131,7 +134,7 @@ void read_inject_inf_optimizer(Reader& r, CaseSpec& c) {
 // The case's own settings beyond the defaults; a case that has any must
 // name them in its tag, so two cases of one cell never share an id.
 void read_overrides(Reader& r, CaseSpec& c) {
-  bool overrides = r.has("inject_inf_optimizer");
+  bool overrides = r.has("inject_inf_optimizer") || r.has("fp8");
   for (const auto& key : kSettingKeys) overrides = overrides || r.has(key);
   // Throughput input mode: host batches (pinned, non_blocking copies) vs one
   // cached device batch, to tell input-bound from compute-bound.
@@ -145,6 +148,39 @@ void read_overrides(Reader& r, CaseSpec& c) {
   c.throughput.input = read_input_mode(r, c.throughput.input);
   if (r.has("gate")) c.gate_min_effect = read_gate(r.child("gate")).min_effect;
   if (overrides && c.tag.empty()) r.fail("tag", "a case that overrides settings needs a \"tag\" naming them");
+}
+
+// An FP8 case's "fp8" object: delayed scaling's arguments and whether the
+// first and last Linear convert too; then the control's fault, checked
+// against the recipe (a fault the recipe cannot make is refused).
+void read_fp8(Reader& r, CaseSpec& c) {
+  if (r.has("fp8") && !c.fp8) r.fail("fp8", "FP8 settings need an fp8_* precision, not " + c.precision.name());
+  if (!c.fp8) {
+    if (is_fp8_control(c.variant))
+      r.fail("variant", "negative control '" + to_string(c.variant) +
+                            "' is an FP8 mistake: it needs an fp8_* precision, not " + c.precision.name());
+    return;
+  }
+  fp8::RecipeOptions& recipe = c.fp8->recipe;
+  if (r.has("fp8")) {
+    Reader f = r.child("fp8");
+    recipe.history_len(f.get<int64_t>("history_len", recipe.history_len()));
+    recipe.margin(f.get<int64_t>("margin", recipe.margin()));
+    const auto algo = f.get<std::string>("amax_compute", fp8::amax_compute_name(recipe.amax_compute()));
+    const auto parsed = fp8::parse_amax_compute(algo);
+    if (!parsed) f.fail("amax_compute", "expected \"max\" or \"most_recent\", got \"" + algo + "\"");
+    recipe.amax_compute(*parsed);
+    c.fp8->conversion.convert_first(f.get("convert_first", false)).convert_last(f.get("convert_last", false));
+    f.reject_unknown_keys();
+    if (recipe.scaling() != fp8::Scaling::kDelayed && (f.has("history_len") || f.has("margin") || f.has("amax_compute")))
+      f.fail("", "history_len, margin and amax_compute are delayed scaling's (fp8_delayed), not " + c.precision.name() + "'s");
+  }
+  if (const std::string why = apply_fp8_control(c.variant, c.precision, recipe); !why.empty()) r.fail("variant", why);
+  try {
+    recipe.validate();
+  } catch (const c10::Error& e) {
+    r.fail("fp8", e.what_without_backtrace());
+  }
 }
 
 void read_expectation(Reader& r, CaseSpec& c) {
@@ -174,6 +210,7 @@ CaseSpec read_explicit_case(const SuiteContext& ctx, Reader r) {
   if (c.variant == Control::kResumeWithoutScalerState && c.resume_at < 0)
     r.fail("variant", "resume_without_scaler_state needs a \"resume_at\"");
   read_overrides(r, c);
+  read_fp8(r, c);
   read_expectation(r, c);
   r.reject_unknown_keys();
   return c;

@@ -7,6 +7,7 @@
 #include "suite/suite_reader.h"
 #include "suite/suite_sections.h"
 #include "spec/workload_traits.h"
+#include "suite/fp8_plans.h"
 
 #include <nlohmann/json.hpp>
 
@@ -177,6 +178,7 @@ Suite parse_suite_root(const json& root, const std::string& path, DeviceKind dev
   for (const CaseSpec& c : cases)
     if (const std::string why = c.gpu_sized ? "" : memory_refusal(c, memory); !why.empty())
       throw SuiteError(path + ": case " + c.id + " cannot fit: " + why + " (check the model sizes and steps)");
+  check_fp8_plans(cases, path);
   suite.cases = std::move(cases);
   return suite;
 }

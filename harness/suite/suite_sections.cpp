@@ -253,7 +253,15 @@ std::string family_precision_refusal(const std::string& workload, const ModelFam
 }
 
 std::string precision_refusal(const std::string& workload, const PrecisionPolicy& precision) {
-  if (precision.model_dtype() == c10::ScalarType::Float || !workload_traits(workload).replicated()) return "";
+  const WorkloadTraits& traits = workload_traits(workload);
+  // The FP8 Linear's backward is not itself differentiable, and its scaling
+  // state lives in the module a replica is cloned from (or, under DDP, is
+  // per rank: amax is not all-reduced as Transformer Engine does).
+  if (precision.is_fp8() && traits.second_order())
+    return precision.name() + ": " + workload + " differentiates the backward pass, which the FP8 Linear's GEMMs cannot";
+  if (precision.is_fp8() && traits.replicated())
+    return precision.name() + " runs the single-process workloads only; " + workload + " replicates the model";
+  if (precision.model_dtype() == c10::ScalarType::Float || !traits.replicated()) return "";
   return precision.name() + " runs the single-process workloads only; " + workload +
          " replicates the model (use fp16 for its O1 column)";
 }

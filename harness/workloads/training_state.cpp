@@ -46,10 +46,21 @@ amp::GradScalerOptions scaler_options(const CaseSpec& spec) {
       .enabled(spec.scaler_enabled);
 }
 
+namespace {
+
+void attach_fp8_recipe(TrainingState& s, Model& model, const Fp8Settings& fp8) {
+  Fp8Plan plan = plan_fp8(*model.module, fp8.conversion);
+  if (!plan.refusal.empty()) throw std::invalid_argument(s.spec.precision.name() + ": " + plan.refusal);
+  s.fp8_states.push_back(attach_fp8(*model.module, plan.layers, fp8.recipe));
+  s.fp8_plans.push_back(std::move(plan));
+}
+
+}  // namespace
+
 std::unique_ptr<TrainingState> make_training_state(const CaseSpec& spec, const c10::Device& device,
                                                    distributed::Context* context) {
   auto s = std::unique_ptr<TrainingState>(
-      new TrainingState{spec, device, {}, {}, {}, amp::GradScaler(scaler_options(spec)), 0});
+      new TrainingState{spec, device, {}, {}, {}, {}, {}, amp::GradScaler(scaler_options(spec)), 0});
   s->context = context;
   const int model_count = find_workload(spec.workload->name()).models();
   const PrecisionPolicy& policy = spec.precision;
@@ -57,6 +68,7 @@ std::unique_ptr<TrainingState> make_training_state(const CaseSpec& spec, const c
     Model model = make_model(*spec.model, spec.sizes, spec.seed + static_cast<std::uint64_t>(i), device);
     if (policy.master_weights()) s->masters.emplace_back(model.parameters());  // before the cast: float32
     if (policy.model_dtype() != at::kFloat) cast_model(model, policy.model_dtype(), policy.keeps_batchnorm_fp32());
+    if (spec.fp8) attach_fp8_recipe(*s, model, *spec.fp8);
     s->models.push_back(std::move(model));
     s->optimizers.push_back(optim::make_optimizer(spec.optimizer, spec.optimizer_impl, s->trained(i), spec.lr,
                                                    spec.optimizer_settings));

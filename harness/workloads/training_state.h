@@ -12,6 +12,7 @@
 #include "amp/autocast_guard.h"
 #include "amp/grad_scaler.h"
 #include "data/synthetic_data.h"
+#include "models/linear.h"
 #include "models/model.h"
 #include "spec/case_spec.h"
 #include "workloads/master_weights.h"
@@ -28,6 +29,10 @@ struct TrainingState {
   std::vector<Model> models;  // one, or two for the multi workload
   // O2: per model, the float32 weights its optimizer updates; empty otherwise.
   std::vector<MasterWeights> masters;
+  // FP8 precisions: per model, the layers its recipe converts and each
+  // converted layer's scaling state (empty otherwise).
+  std::vector<Fp8Plan> fp8_plans;
+  std::vector<std::vector<std::shared_ptr<fp8::Fp8LinearState>>> fp8_states;
   std::vector<std::unique_ptr<torch::optim::Optimizer>> optimizers;
   amp::GradScaler scaler;
   int step_index = 0;  // the optimizer step being taken (for injection, schedules)

@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 WORKLOADS = ("plain", "clip_norm", "clip_value", "accumulation", "penalty", "multi")
 # Negative controls: each one known AMP mistake (harness/spec/control.h).
 VARIANTS = {
-    "plain": ("correct", "no_scaler", "fresh_scaler_each_step", "resume_without_scaler_state"),
+    "plain": ("correct", "no_scaler", "fresh_scaler_each_step", "resume_without_scaler_state",
+              "fp8_frozen_scales", "fp8_input_amax_from_weight", "fp8_e4m3_gradients", "fp8_history_not_rolled",
+              "fp8_no_saturation"),
     "clip_norm": ("correct", "clip_before_unscale"),
     "clip_value": ("correct", "clip_before_unscale"),
     "accumulation": ("correct", "step_every_microbatch"),
@@ -17,14 +19,20 @@ VARIANTS = {
     "multi": ("correct", "update_per_optimizer"),
 }
 MODELS = ("mlp", "cnn", "transformer", "decoder", "gpt2", "bert", "resnet", "vit", "linear_stack")
-PRECISIONS = ("fp32", "fp16", "bf16", "tf32", "o2", "o3")
+PRECISIONS = ("fp32", "fp16", "bf16", "tf32", "o2", "o3", "fp8_tensorwise", "fp8_rowwise", "fp8_delayed")
+# The FP8 precisions (harness/core/precision.h): converted Linear layers' GEMMs
+# in 8 bits, the rest under bf16 autocast, float32 weights, no scaler.
+FP8_PRECISIONS = ("fp8_tensorwise", "fp8_rowwise", "fp8_delayed")
 # Apex O2 and O3: a float16 model (core/precision.h); O2 with float32 master weights.
 HALF_MODEL_PRECISIONS = ("o2", "o3")
 # tf32 (harness/core/precision.h): float32 tensors, TF32 tensor-core math for
 # CUDA matmuls and convolutions; the suite expands it as the C++ loader does,
 # but the Python reference neither times nor replays it (NOT_RUN_REASON).
 CUDA_ONLY_PRECISIONS = ("tf32",)
-NOT_RUN_REASON = {"tf32": "the Python reference does not run tf32 (CUDA TF32 tensor-core math) yet"}
+NOT_RUN_REASON = {"tf32": "the Python reference does not run tf32 (CUDA TF32 tensor-core math) yet",
+                  **{p: "the Python reference does not replay whole FP8 cases yet (the FP8 Linear itself is "
+                        "held to torchao's Float8Linear bit for bit: fp8.linear_vs_torchao)"
+                     for p in FP8_PRECISIONS}}
 OPTIMIZERS = ("sgd", "adam", "adamw")
 # torch.optim's keyword arguments (harness/optim/impl.h Settings): SGD's
 # momentum is the harness's 0.9, AdamW's weight decay 0.01.

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .bounded_json import JsonInputError, parse_bounded_json, read_bounded_json
-from .spec import (DEFAULT_LOSS, DEFAULT_MULTI_COEFFICIENTS, DEFAULT_OPTIMIZER_SETTINGS, DEFAULT_SCALER, MODELS,
-                   OPTIMIZER_IMPLS, OPTIMIZERS, PRECISIONS, VARIANTS, WORKLOADS, Spec, Throughput)
+from .spec import (DEFAULT_LOSS, DEFAULT_MULTI_COEFFICIENTS, DEFAULT_OPTIMIZER_SETTINGS, DEFAULT_SCALER, FP8_PRECISIONS,
+                   MODELS, OPTIMIZER_IMPLS, OPTIMIZERS, PRECISIONS, VARIANTS, WORKLOADS, Spec, Throughput)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,7 +51,7 @@ class Settings:
 SETTING_KEYS = ("steps", "seed", "lr", "cosine_schedule", "iters_to_accumulate", "max_norm", "clip_value",
                 "loss_multiplier", "inject_inf_step", "inject_inf_optimizer", "scaler", "world_size", "input",
                 "tolerance", "resume_at", "optimizer_settings", "loss", "label_smoothing", "inject_inf_param",
-                "multi_coefficients")
+                "multi_coefficients", "fp8")
 DISTRIBUTED_WORKLOADS = ("dataparallel", "ddp")
 
 
@@ -242,7 +242,7 @@ def _read_explicit(ctx: dict, node: dict, where: str) -> Spec:
     c.scaler_enabled = bool(node.get("scaler_enabled", needs_scaler(p)))
     if c.variant == "no_scaler":
         c.scaler_enabled = False
-    if c.scaler_enabled and p in ("bf16", "tf32", "o3"):
+    if c.scaler_enabled and p in ("bf16", "tf32", "o3", *FP8_PRECISIONS):
         raise SuiteError(f"{ctx['file']}: {where}.scaler_enabled: {p} with a GradScaler is a configuration mistake")
     c.expect = node.get("expect", "report" if p == "o3" else "pass")
     if "input" in node:

@@ -11,9 +11,10 @@ from torch import nn
 
 from .libtorch_adam import LibTorchAdam
 from .master_weights import MasterWeights, cast_model
-from .spec import Spec
+from .spec import FP8_PRECISIONS, Spec
 
-AUTOCAST_DTYPES = {"fp32": None, "fp16": torch.float16, "bf16": torch.bfloat16, "o2": None, "o3": None}
+AUTOCAST_DTYPES = {"fp32": None, "fp16": torch.float16, "bf16": torch.bfloat16, "o2": None, "o3": None,
+                   **{p: torch.bfloat16 for p in FP8_PRECISIONS}}
 
 
 def make_scaler(spec: Spec, device: torch.device) -> torch.amp.GradScaler:

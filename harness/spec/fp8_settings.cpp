@@ -1,0 +1,60 @@
+#include "spec/fp8_settings.h"
+
+namespace ampbench {
+
+std::optional<fp8::Scaling> fp8_scaling(const PrecisionPolicy& precision) {
+  switch (precision.precision()) {
+    case Precision::kFp8Tensorwise: return fp8::Scaling::kTensorwise;
+    case Precision::kFp8Rowwise: return fp8::Scaling::kRowwise;
+    case Precision::kFp8Delayed: return fp8::Scaling::kDelayed;
+    default: return std::nullopt;
+  }
+}
+
+bool is_fp8_control(Control control) {
+  return control == Control::kFp8FrozenScales || control == Control::kFp8InputAmaxFromWeight ||
+         control == Control::kFp8E4m3Gradients || control == Control::kFp8HistoryNotRolled ||
+         control == Control::kFp8NoSaturation;
+}
+
+std::string apply_fp8_control(Control control, const PrecisionPolicy& precision, fp8::RecipeOptions& recipe) {
+  if (!is_fp8_control(control)) return "";
+  if (!precision.is_fp8())
+    return "negative control '" + to_string(control) + "' is an FP8 mistake: it needs an fp8_* precision, not " +
+           precision.name();
+  const std::string recipe_name = fp8::scaling_name(recipe.scaling());
+  const bool per_tensor = recipe.scaling() != fp8::Scaling::kRowwise;
+  switch (control) {
+    case Control::kFp8FrozenScales:
+      if (!per_tensor) break;
+      recipe.freeze_scales(true);
+      return "";
+    case Control::kFp8InputAmaxFromWeight:
+      if (!per_tensor) break;
+      recipe.input_amax_from_weight(true);
+      return "";
+    case Control::kFp8E4m3Gradients:
+      // Rowwise casts every operand to e4m3 already: no e5m2 to lose.
+      if (!per_tensor) break;
+      recipe.e4m3_gradients(true);
+      return "";
+    case Control::kFp8HistoryNotRolled:
+      if (recipe.scaling() != fp8::Scaling::kDelayed) break;
+      recipe.roll_history(false);
+      return "";
+    case Control::kFp8NoSaturation:
+      // Scales from the current amax put every value inside the range: the
+      // clamp never acts, so leaving it out is no mistake there.
+      if (recipe.scaling() != fp8::Scaling::kDelayed)
+        return "negative control 'fp8_no_saturation' changes nothing under the " + recipe_name +
+               " recipe: its scales come from the current amax, so no value reaches the clamp (a mistake of "
+               "fp8_delayed only)";
+      recipe.saturate(false);
+      return "";
+    default: break;
+  }
+  return "negative control '" + to_string(control) + "' is not a mistake the " + recipe_name +
+         " recipe can make (docs/fp8.md, \"The FP8 mistakes\")";
+}
+
+}  // namespace ampbench
