@@ -16,15 +16,6 @@
 
 namespace ampbench::fp8 {
 
-// One Linear layer and the choice made for it: converted, or why not.
-struct LinearChoice {
-  std::string name;  // as named_modules() names it
-  int64_t in_features = 0;
-  int64_t out_features = 0;
-  bool converted = false;
-  std::string reason;  // empty when converted
-};
-
 // Every torch::nn::Linear of `module`, in registration order.
 std::vector<LinearChoice> plan_conversion(const torch::nn::Module& module, const ConversionOptions& options);
 

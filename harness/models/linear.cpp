@@ -19,6 +19,7 @@ at::Tensor LinearImpl::f_linear(const at::Tensor& input) {
 
 std::shared_ptr<torch::nn::Module> LinearImpl::clone(const std::optional<c10::Device>& device) const {
   auto copy = std::make_shared<LinearImpl>(options);
+  copy->own_precision_reason_ = own_precision_reason_;
   static_cast<torch::nn::LinearImpl&>(*copy) =
       *std::dynamic_pointer_cast<torch::nn::LinearImpl>(torch::nn::LinearImpl::clone(device));
   return copy;
@@ -34,9 +35,15 @@ std::string torch_linear_refusal(const std::string& name) {
 
 Fp8Plan plan_fp8(const torch::nn::Module& model, const fp8::ConversionOptions& options) {
   Fp8Plan plan{fp8::plan_conversion(model, options), ""};
+  const auto modules = model.named_modules("", /*include_self=*/false);
+  for (fp8::LinearChoice& choice : plan.layers) {
+    const auto* layer = modules[choice.name]->as<LinearImpl>();
+    if (!choice.converted || !layer || layer->own_precision_reason().empty()) continue;
+    choice.converted = false;
+    choice.reason = layer->own_precision_reason();
+  }
   plan.refusal = fp8::conversion_refusal(plan.layers);
   if (!plan.refusal.empty()) return plan;
-  const auto modules = model.named_modules("", /*include_self=*/false);
   for (const fp8::LinearChoice& choice : plan.layers)
     if (choice.converted && !modules[choice.name]->as<LinearImpl>()) {
       plan.refusal = torch_linear_refusal(choice.name);

@@ -32,18 +32,27 @@ class LinearImpl : public torch::nn::LinearImpl {
   // the FP8 state: a clone of the model runs in its own precision.
   std::shared_ptr<torch::nn::Module> clone(const std::optional<c10::Device>& device = std::nullopt) const override;
 
+  // A layer its module reads by weight rather than through forward (as
+  // torch.nn.MultiheadAttention reads out_proj's), which an FP8 recipe's
+  // swap of the layer therefore never reaches: plan_fp8 leaves it out with
+  // this reason. Empty for every other layer.
+  void keep_in_own_precision(std::string why) { own_precision_reason_ = std::move(why); }
+  const std::string& own_precision_reason() const { return own_precision_reason_; }
+
   // Null while the layer runs in its own precision.
   const fp8::Fp8LinearState* fp8_state() const { return fp8_.get(); }
   void set_fp8_state(std::shared_ptr<fp8::Fp8LinearState> state) { fp8_ = std::move(state); }
 
  private:
   std::shared_ptr<fp8::Fp8LinearState> fp8_;
+  std::string own_precision_reason_;
 };
 TORCH_MODULE(Linear);
 
 // The layers an FP8 recipe converts in `model`, with each other layer's
-// reason, and why the recipe cannot run on it ("" when it can): no
-// convertible Linear, or a planned layer that is torch's own Linear.
+// reason (fp8::plan_conversion's, or the layer's own_precision_reason), and
+// why the recipe cannot run on it ("" when it can): no convertible Linear,
+// or a planned layer that is torch's own Linear.
 struct Fp8Plan {
   std::vector<fp8::LinearChoice> layers;
   std::string refusal;

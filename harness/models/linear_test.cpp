@@ -35,9 +35,7 @@ Model model(const std::string& family) {
   return make_model(*find_model_family(family), sizes(), 1, c10::Device(c10::kCPU));
 }
 
-std::vector<fp8::LinearChoice> plan(const Model& m) {
-  return fp8::plan_conversion(*m.module, fp8::ConversionOptions());
-}
+std::vector<fp8::LinearChoice> plan(const Model& m) { return plan_fp8(*m.module, fp8::ConversionOptions()).layers; }
 
 std::vector<std::string> converted(const std::vector<fp8::LinearChoice>& plan) {
   std::vector<std::string> out;
@@ -53,14 +51,22 @@ TEST(Fp8Model, TheMlpConvertsItsHiddenLayer) {
             (std::vector<std::string>{"fc1", "fc2"}));
 }
 
-TEST(Fp8Model, ViTConvertsEveryEncoderLinearButTheFirstAndKeepsItsHead) {
+// As torchao on torchvision's ViT: every MLP Linear, not the head (10
+// classes), and no attention out_proj: the first by rule, the others because
+// torch.nn.MultiheadAttention reads out_proj's weight, not its forward.
+TEST(Fp8Model, ViTConvertsItsMlpLinearsButNotTheAttentionOutputOrTheHead) {
   const Model m = model("vit");
-  const auto plan = fp8::plan_conversion(*m.module, fp8::ConversionOptions());
-  ASSERT_EQ(plan.size(), 7u);  // per layer out_proj and the MLP's two, then the head
-  EXPECT_FALSE(plan.front().converted);
-  EXPECT_FALSE(plan.back().converted);
-  EXPECT_EQ(plan.back().reason, "out_features 10 not divisible by 16");
-  EXPECT_EQ(converted(plan).size(), 5u);
+  const auto layers = plan(m);
+  ASSERT_EQ(layers.size(), 7u);  // per layer out_proj and the MLP's two, then the head
+  EXPECT_EQ(layers.front().reason, "the first Linear (convert_first off)");
+  EXPECT_EQ(layers.back().reason, "out_features 10 not divisible by 16");
+  EXPECT_EQ(converted(layers), (std::vector<std::string>{"encoder.layers.encoder_layer_0.mlp.0",
+                                                         "encoder.layers.encoder_layer_0.mlp.3",
+                                                         "encoder.layers.encoder_layer_1.mlp.0",
+                                                         "encoder.layers.encoder_layer_1.mlp.3"}));
+  EXPECT_NE(layers[3].reason.find("torch.nn.MultiheadAttention's out_proj"), std::string::npos) << layers[3].name;
+  // The plain conversion plan (the oracle's rule alone) would convert it.
+  EXPECT_TRUE(fp8::plan_conversion(*m.module, fp8::ConversionOptions())[3].converted);
 }
 
 TEST(Fp8Model, TheMlpsConvertedLayerRunsInFp8AndTheOthersAsBefore) {
@@ -96,9 +102,9 @@ TEST(Fp8Model, TheMlpsConvertedLayerRunsInFp8AndTheOthersAsBefore) {
   EXPECT_TRUE(at::equal(m(x), before));
 }
 
-// ViT reaches its encoder Linears through F.linear, not forward: every
-// planned layer's delayed-scaling state must still be used once forward and
-// once backward, or a layer silently stayed in its own precision.
+// ViT reaches its MLP Linears through F.linear, not forward: every planned
+// layer's delayed-scaling state must still be used once forward and once
+// backward, or a layer silently stayed in its own precision.
 TEST(Fp8Model, ViTAndTheDecoderRunEveryPlannedLayerInFp8) {
   for (const std::string family : {"vit", "decoder"}) {
     const Model m = model(family);

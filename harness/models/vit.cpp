@@ -65,6 +65,11 @@ void VitSelfAttentionImpl::reset() {
   in_proj_weight_ = register_parameter("in_proj_weight", torch::empty({3 * d, d}));
   in_proj_bias_ = register_parameter("in_proj_bias", torch::zeros({3 * d}));
   out_proj_ = register_module("out_proj", Linear(d, d));
+  // torchvision's attention is torch.nn.MultiheadAttention, whose forward
+  // passes out_proj.weight to F.multi_head_attention_forward: torchao's
+  // Float8Linear swap of out_proj never runs, so neither does ours.
+  out_proj_->keep_in_own_precision(
+      "read by weight in the attention (torch.nn.MultiheadAttention's out_proj), which an FP8 swap does not reach");
   const torch::NoGradGuard no_grad;
   torch::nn::init::xavier_uniform_(in_proj_weight_);
   torch::nn::init::zeros_(out_proj_->bias);

@@ -7,6 +7,7 @@
 
 #include "io/atomic_file.h"
 #include "spec/case_identity.h"
+#include "spec/fp8_settings_json.h"
 #include "workloads/workload.h"
 
 namespace ampbench {
@@ -179,6 +180,22 @@ json engagement_to_json(const CaseRecord& r, const EngagementSummary& s) {
 
 }  // namespace
 
+// An FP8 case's recipe and, once it ran, each Linear layer's choice; null
+// for the other precisions.
+json fp8_json(const CaseSpec& s, const CaseRecord& r) {
+  if (!s.fp8) return nullptr;
+  json j = fp8_settings_json(*s.fp8);
+  json layers = json::array();
+  for (const fp8::LinearChoice& c : r.fp8_layers)
+    layers.push_back({{"name", c.name},
+                      {"in_features", c.in_features},
+                      {"out_features", c.out_features},
+                      {"converted", c.converted},
+                      {"reason", c.converted ? json(nullptr) : json(c.reason)}});
+  j["layers"] = layers;
+  return j;
+}
+
 json case_to_json(const CaseResult& result) {
   const CaseRecord& r = result.record;
   const CaseSpec& s = r.spec;
@@ -218,6 +235,7 @@ json case_to_json(const CaseResult& result) {
   });
   // Only under --deterministic: absent, a reader cannot mistake "not asked"
   // for "asked and empty".
+  j["fp8"] = fp8_json(s, r);
   if (r.fingerprint && r.status == RunStatus::kRan) j["fingerprint"] = fingerprint_to_json(*r.fingerprint);
   return j;
 }

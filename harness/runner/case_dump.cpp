@@ -1,4 +1,5 @@
 #include "runner/case_dump.h"
+#include "spec/fp8_settings_json.h"
 
 #include <ATen/core/Dict.h>
 #include <ATen/core/ivalue.h>
@@ -106,6 +107,7 @@ nlohmann::json spec_json(const CaseSpec& s) {
             {"layers", s.sizes.layers}, {"vocab", s.sizes.vocab}, {"depth", s.sizes.depth}, {"patch", s.sizes.patch},
             {"channels_last", s.sizes.channels_last}}}});
   if (s.model->scripted) j["torchscript"] = scripted_json(*s.model->scripted);
+  if (s.fp8) j["fp8"] = fp8_settings_json(*s.fp8);
   return j;
 }
 

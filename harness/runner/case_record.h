@@ -131,6 +131,9 @@ struct CaseRecord {
   // Attention models: the scaled_dot_product_attention kernel the recorded
   // run's forward picked ("flash", "memory_efficient", "cudnn", "math").
   std::string attention_backend;
+  // FP8 precisions: every Linear of the (first) model and whether its
+  // recipe converted it, or why not; empty otherwise.
+  std::vector<fp8::LinearChoice> fp8_layers;
   // --deterministic: the hashes of this run (none otherwise, and for cases
   // that did not run).
   std::optional<CaseFingerprint> fingerprint;

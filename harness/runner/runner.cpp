@@ -126,6 +126,7 @@ std::unique_ptr<TrainingState> resumed(std::unique_ptr<TrainingState> state, con
 void train_recorded(const CaseSpec& spec, const c10::Device& device, distributed::Context* context,
                     CaseRecord& rec, const std::string& dump_dir = "", int bitflip_step = -1) {
   std::unique_ptr<TrainingState> state = make_training_state(spec, device, context);
+  if (!state->fp8_plans.empty()) rec.fp8_layers = state->fp8_plans.front().layers;
   state->record_engagement = true;
   const Workload& workload = find_workload(spec.workload->name());
   const SyntheticData data(data_options(spec), device);

@@ -39,7 +39,7 @@ from . import models as M
 from .bench_env import environment
 from .fp32_math import ieee_fp32
 from .results_file import SCHEMA_NAME, SCHEMA_VERSION, Expect, Status
-from .spec import CUDA_ONLY_PRECISIONS, NOT_RUN_REASON, Spec
+from .spec import BENCH_NOT_RUN_REASON, CUDA_ONLY_PRECISIONS, Spec
 from .suite import SuiteError, load_suite, with_optimizer_impl
 from .workloads import STEPS, TrainingState, apply_lr_schedule
 
@@ -204,7 +204,7 @@ def skip_reason(spec: Spec) -> str:
     if spec.precision in CUDA_ONLY_PRECISIONS and spec.device != "cuda":
         return (f"{spec.precision} is CUDA tensor-core math; on {spec.device} it would be IEEE fp32, "
                 "identical to the baseline")
-    return NOT_RUN_REASON[spec.precision]
+    return BENCH_NOT_RUN_REASON[spec.precision]
 
 
 def utc_now() -> str:
@@ -296,7 +296,7 @@ def main(argv=None) -> int:
     medians = {}  # case id -> median samples/s, for speedup over the fp32 case
     for i, spec in enumerate(cases, 1):
         began = time.monotonic()
-        if spec.precision in NOT_RUN_REASON or spec.cuda_graph or (spec.gpu_sized and spec.device != "cuda"):
+        if spec.precision in BENCH_NOT_RUN_REASON or spec.cuda_graph or (spec.gpu_sized and spec.device != "cuda"):
             reason = skip_reason(spec)
             doc["cases"].append(case_json(spec, None, None, status=Status.SKIPPED, reason=reason))
             write_atomically(out, doc)

@@ -24,7 +24,7 @@ from .compare import TOLERANCES, compare_runs
 from .fp32_math import ieee_fp32
 from .nograd import envelope, relaxations
 from .replay import DumpError, build_models, load_case, replay
-from .spec import NOT_RUN_REASON
+from .spec import replay_refusal
 
 EXIT_OK, EXIT_MISMATCH, EXIT_UNUSABLE = 0, 1, 2
 
@@ -73,9 +73,9 @@ def check(root: Path, case_filter: str | None = None, device: str | None = None,
     for folder in folders:
         try:
             case = load_case(folder)
-            if case.spec.precision in NOT_RUN_REASON:
+            if why := replay_refusal(case.spec):
                 skipped.append(folder.name)
-                print(f"SKIPPED {folder.name}: {NOT_RUN_REASON[case.spec.precision]}", file=out)
+                print(f"SKIPPED {folder.name}: {why}", file=out)
                 continue
             with ieee_fp32():  # the float32 math the C++ case ran with
                 run = replay(case, device=_replay_device(case.spec.device, device))

@@ -137,6 +137,15 @@ class Transformer(nn.Module):
         return self.head(h.mean(0))
 
 
+def _block_linear(layer: nn.Linear, x):
+    """A DecoderBlock's Linear: LibTorch's formula (libtorch_linear) for a
+    plain nn.Linear; a layer an FP8 recipe swapped in (fp8_convert.py) runs
+    its own forward, as the C++ Linear does once its FP8 state is attached."""
+    if type(layer) is nn.Linear:
+        return libtorch_linear(x, layer.weight, layer.bias)
+    return layer(x)
+
+
 class DecoderBlock(nn.Module):
     """Pre-LayerNorm causal self-attention through scaled_dot_product_attention
     and a GELU feed-forward (harness/models/decoder.cpp), with LibTorch's
@@ -155,12 +164,12 @@ class DecoderBlock(nn.Module):
 
     def forward(self, x):
         b, s, d = x.shape
-        qkv = libtorch_linear(self.ln1(x), self.qkv.weight, self.qkv.bias).view(b, s, 3, self.heads, d // self.heads)
+        qkv = _block_linear(self.qkv, self.ln1(x)).view(b, s, 3, self.heads, d // self.heads)
         q, k, v = (t.transpose(1, 2) for t in qkv.unbind(2))
         a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        h = x + libtorch_linear(a.transpose(1, 2).reshape(x.shape), self.proj.weight, self.proj.bias)
-        ff = F.gelu(libtorch_linear(self.ln2(h), self.fc1.weight, self.fc1.bias))
-        return h + libtorch_linear(ff, self.fc2.weight, self.fc2.bias)
+        h = x + _block_linear(self.proj, a.transpose(1, 2).reshape(x.shape))
+        ff = F.gelu(_block_linear(self.fc1, self.ln2(h)))
+        return h + _block_linear(self.fc2, ff)
 
 
 class Decoder(nn.Module):

@@ -29,10 +29,16 @@ HALF_MODEL_PRECISIONS = ("o2", "o3")
 # CUDA matmuls and convolutions; the suite expands it as the C++ loader does,
 # but the Python reference neither times nor replays it (NOT_RUN_REASON).
 CUDA_ONLY_PRECISIONS = ("tf32",)
-NOT_RUN_REASON = {"tf32": "the Python reference does not run tf32 (CUDA TF32 tensor-core math) yet",
-                  **{p: "the Python reference does not replay whole FP8 cases yet (the FP8 Linear itself is "
-                        "held to torchao's Float8Linear bit for bit: fp8.linear_vs_torchao)"
-                     for p in FP8_PRECISIONS}}
+NOT_RUN_REASON = {"tf32": "the Python reference does not run tf32 (CUDA TF32 tensor-core math) yet"}
+# The Python bench times what a suite file says; an FP8 case's recipe is
+# replayed from its dump (check.py), where the C++ run wrote it, not timed.
+BENCH_NOT_RUN_REASON = {**NOT_RUN_REASON,
+                        **{p: "the Python bench does not time FP8 recipes (the cross-check replays them from a "
+                              "dump with torchao's Float8Linear and the delayed-scaling reference)"
+                           for p in FP8_PRECISIONS}}
+# A dump's "fp8" fault flags, as the correct recipe leaves them.
+FP8_CORRECT_FAULTS = {"saturate": True, "e4m3_gradients": False, "freeze_scales": False,
+                      "input_amax_from_weight": False, "roll_history": True}
 OPTIMIZERS = ("sgd", "adam", "adamw")
 # torch.optim's keyword arguments (harness/optim/impl.h Settings): SGD's
 # momentum is the harness's 0.9, AdamW's weight decay 0.01.
@@ -101,6 +107,9 @@ class Spec:
     # A model given by file: {"path": the TorchScript file, "inputs": [{"kind",
     # "shape", "vocab"}]} (harness/models/scripted.h); None for a family.
     torchscript: dict | None = None
+    # FP8 precisions, from a dump: the recipe, the layer choice and the faults
+    # (harness/spec/fp8_settings_json.h); None otherwise.
+    fp8: dict | None = None
     expect: str = "pass"
     gpu_sized: bool = False  # the suite's "gpu_sized": skipped off CUDA
     cuda_graph: bool = False  # C++ replays a CUDA-graph capture; the reference does not capture
@@ -203,6 +212,28 @@ def spec_from_dump(obj: dict) -> Spec:
         inject_inf_param=str(obj.get("inject_inf_param", "")),
         multi_coefficients=[float(v) for v in obj.get("multi_coefficients", DEFAULT_MULTI_COEFFICIENTS)],
         torchscript=_torchscript(obj.get("torchscript")),
+        fp8=_fp8(obj.get("fp8"), obj["precision"]),
     )
     spec.validate()
     return spec
+
+
+def _fp8(obj, precision: str) -> dict | None:
+    if precision not in FP8_PRECISIONS:
+        if obj is not None:
+            raise SpecError(f"\"fp8\": settings for a {precision} case")
+        return None
+    keys = ("scaling", "history_len", "margin", "amax_compute", "convert_first", "convert_last", *FP8_CORRECT_FAULTS)
+    if not isinstance(obj, dict) or any(k not in obj for k in keys):
+        raise SpecError(f"\"fp8\": an {precision} case needs its recipe ({', '.join(keys)})")
+    return obj
+
+
+def replay_refusal(spec: Spec) -> str | None:
+    """Why the oracle does not replay this dumped case (None: it does)."""
+    if spec.precision in NOT_RUN_REASON:
+        return NOT_RUN_REASON[spec.precision]
+    if spec.fp8 is not None and any(spec.fp8[k] != v for k, v in FP8_CORRECT_FAULTS.items()):
+        return ("an FP8 negative control: the oracle's recipes (torchao's Float8Linear, the delayed-scaling "
+                "reference) make no FP8 mistakes; the control is judged by its distance from fp32")
+    return None

@@ -43,6 +43,17 @@ def make_optimizer(spec: Spec, params: list) -> torch.optim.Optimizer:
     raise ValueError(f"unknown optimizer '{spec.optimizer}'")
 
 
+def convert_fp8(models: list[nn.Module], fp8: dict) -> None:
+    """The case's planned Linear layers swapped in place for torchao's
+    Float8Linear or the delayed-scaling reference, sharing their parameters
+    (fp8_convert.py makes the C++ plan's choice)."""
+    from .fp8_convert import convert  # torchao: an oracle-only package, imported when a case needs it
+
+    recipe = {k: fp8[k] for k in ("scaling", "history_len", "margin", "amax_compute")}
+    for m in models:
+        convert(m, recipe, fp8["convert_first"], fp8["convert_last"])
+
+
 class TrainingState:
     """Models, optimizers, scaler and policy of one case (TrainingState in
     training_state.h)."""
@@ -53,6 +64,8 @@ class TrainingState:
         self.models = models
         self.half_model = spec.precision in ("o2", "o3")
         self.masters = [MasterWeights(m) for m in models] if spec.precision == "o2" else []
+        if spec.fp8 is not None:
+            convert_fp8(models, spec.fp8)
         if self.half_model:
             for m in models:
                 cast_model(m, keep_batchnorm_fp32=spec.precision == "o2")

@@ -1,0 +1,29 @@
+// A FP8 case's settings as JSON, written the same way wherever a case is
+// serialised (dumps for the oracle, results files).
+#pragma once
+
+#include "core/json.h"
+#include "spec/fp8_settings.h"
+
+namespace ampbench {
+
+// {"scaling", "history_len", "margin", "amax_compute", "convert_first",
+// "convert_last", and the faults: "saturate", "e4m3_gradients",
+// "freeze_scales", "input_amax_from_weight", "roll_history"}: what a dump
+// gives the oracle and a results file records.
+inline nlohmann::json fp8_settings_json(const Fp8Settings& fp8) {
+  const fp8::RecipeOptions& r = fp8.recipe;
+  return {{"scaling", fp8::scaling_name(r.scaling())},
+          {"history_len", r.history_len()},
+          {"margin", r.margin()},
+          {"amax_compute", fp8::amax_compute_name(r.amax_compute())},
+          {"convert_first", fp8.conversion.convert_first()},
+          {"convert_last", fp8.conversion.convert_last()},
+          {"saturate", r.saturate()},
+          {"e4m3_gradients", r.e4m3_gradients()},
+          {"freeze_scales", r.freeze_scales()},
+          {"input_amax_from_weight", r.input_amax_from_weight()},
+          {"roll_history", r.roll_history()}};
+}
+
+}  // namespace ampbench
