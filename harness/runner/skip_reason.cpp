@@ -43,6 +43,10 @@ std::string skip_reason(const CaseSpec& spec) {
     if (spec.precision.precision() == Precision::kTf32 && cc < 80)
       return "tf32 tensor cores need compute capability 8.0 or newer; " + name + " has " +
              std::to_string(cc / 10) + "." + std::to_string(cc % 10);
+    // torch's scaled matmul takes 8-bit operands from Ada and Hopper on.
+    if (spec.precision.is_fp8() && cc < 89)
+      return "FP8 GEMMs need compute capability 8.9 or newer; " + name + " has " + std::to_string(cc / 10) + "." +
+             std::to_string(cc % 10);
     if ((spec.precision.precision() == Precision::kFp16 || spec.precision.model_dtype() == at::kHalf) && cc < 70)
       return "fp16 tensor cores need compute capability 7.0 or newer; " + name + " has " +
              std::to_string(cc / 10) + "." + std::to_string(cc % 10);
