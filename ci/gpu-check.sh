@@ -12,8 +12,9 @@
 #                and of harness/amp/autocast_ops.json as Python's torch.autocast does here
 #   fp8          the FP8 Linear on the GPU's scaled matmul (tensorwise, rowwise, delayed)
 #                against torchao's Float8Linear and the delayed-scaling reference, and
-#                each FP8 mistake far from the correct recipe (docs/fp8.md); compute
-#                capability 8.9 or later, else reported and skipped
+#                each FP8 mistake far from the correct recipe (docs/fp8.md); then smoke's
+#                FP8 cases on the GPU held to fp32 and replayed by the oracle (with
+#                torchao); compute capability 8.9 or later, else reported and skipped
 #   distributed  the distributed suite, DDP over NCCL, one rank per GPU: must exit 0
 #   ctest        every test except the CPU end-to-end runs CI covers (all /cuda cases included)
 #   qualify      ampbench qualify --device cuda --suites conformance (ceilings, the
@@ -85,7 +86,7 @@ wanted() { [[ ",$STAGES," == *",$1,"* ]]; }
 # correctness stages get floors that let them finish; the speed stages after
 # qualify take what is left. Each stage's line reports its real time.
 PLAN="${AMPBENCH_GPU_CHECK_PLAN:-deps:20:5 configure:40:15 build:240:130 env:20:3 distributed:40:15 ctest:90:50
-      autocast:45:25 fp8:90:60 qualify:220:80 large:90:20 architectures:60:15 compare:80:20 targets:20:2 bench:30:8
+      autocast:45:25 fp8:120:60 qualify:220:80 large:90:20 architectures:60:15 compare:80:20 targets:20:2 bench:30:8
       archive:30:5}"
 
 # The floors of the wanted stages after NAME (all of them for "").
@@ -205,9 +206,20 @@ run_fp8() {
   local cc
   cc="$("$PY" -c 'import torch; print("%d%d" % torch.cuda.get_device_capability())')" || return 1
   ((cc >= 89)) || { echo "compute capability $cc has no FP8 GEMM: nothing to check"; return 0; }
+  local status=0
   (cd "$ROOT" && AMPBENCH_FP8_PROBE="$BUILD/harness/ampbench_fp8_probe" AMPBENCH_FP8_DEVICE=cuda \
     "$PY" -m pytest -q -p no:cacheprovider -rs --junitxml "$WORK/fp8-junit.xml" \
-    reference/python/tests/test_fp8_linear_vs_torchao.py reference/python/tests/test_fp8_faults.py)
+    reference/python/tests/test_fp8_linear_vs_torchao.py reference/python/tests/test_fp8_faults.py) || status=1
+  # smoke's FP8 cases on the GPU's FP8 GEMMs, held to fp32, then replayed by
+  # the oracle (torchao's Float8Linear on the same device) where torchao is.
+  "$BUILD/ampbench" run --suite smoke --device cuda --filter 'precision=fp8_tensorwise|fp8_rowwise|fp8_delayed' \
+    --no-report --overwrite --out "$WORK/fp8-cases" --dump "$WORK/fp8-dump" || status=1
+  if "$PY" -c 'import torchao' 2>/dev/null; then
+    (cd "$ROOT" && "$PY" -m reference.python.check "$WORK/fp8-dump") || status=1
+  else
+    echo "no torchao in this Python: the FP8 cases' replay is the CPU cross-check's (CI)"
+  fi
+  return "$status"
 }
 
 # Qualification, then: every results file says its cases ran in IEEE float32
