@@ -186,12 +186,25 @@ json fp8_json(const CaseSpec& s, const CaseRecord& r) {
   if (!s.fp8) return nullptr;
   json j = fp8_settings_json(*s.fp8);
   json layers = json::array();
-  for (const fp8::LinearChoice& c : r.fp8_layers)
-    layers.push_back({{"name", c.name},
-                      {"in_features", c.in_features},
-                      {"out_features", c.out_features},
-                      {"converted", c.converted},
-                      {"reason", c.converted ? json(nullptr) : json(c.reason)}});
+  size_t converted = 0;  // index into each step of fp8_scales
+  for (const fp8::LinearChoice& c : r.fp8_layers) {
+    json layer = {{"name", c.name},
+                  {"in_features", c.in_features},
+                  {"out_features", c.out_features},
+                  {"converted", c.converted},
+                  {"reason", c.converted ? json(nullptr) : json(c.reason)}};
+    if (c.converted && !r.fp8_scales.empty()) {
+      json scales = {{"input", json::array()}, {"weight", json::array()}, {"grad_output", json::array()}};
+      for (const auto& step : r.fp8_scales) {
+        scales["input"].push_back(finite_or_null(step.at(converted)[0]));
+        scales["weight"].push_back(finite_or_null(step.at(converted)[1]));
+        scales["grad_output"].push_back(finite_or_null(step.at(converted)[2]));
+      }
+      layer["scales"] = scales;
+    }
+    converted += c.converted ? 1 : 0;
+    layers.push_back(layer);
+  }
   j["layers"] = layers;
   return j;
 }

@@ -2,6 +2,7 @@
 // checking, writing, gating and reporting never need LibTorch state.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -134,6 +135,11 @@ struct CaseRecord {
   // FP8 precisions: every Linear of the (first) model and whether its
   // recipe converted it, or why not; empty otherwise.
   std::vector<fp8::LinearChoice> fp8_layers;
+  // Per step, per converted layer of that model (in fp8_layers' order): the
+  // input's, weight's and output gradient's scale in force after the step
+  // (tensorwise: the last one used; delayed: the next one). Empty for
+  // rowwise, whose scales are per row.
+  std::vector<std::vector<std::array<double, 3>>> fp8_scales;
   // --deterministic: the hashes of this run (none otherwise, and for cases
   // that did not run).
   std::optional<CaseFingerprint> fingerprint;

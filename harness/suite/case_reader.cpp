@@ -161,6 +161,9 @@ void read_fp8(Reader& r, CaseSpec& c) {
                             "' is an FP8 mistake: it needs an fp8_* precision, not " + c.precision.name());
     return;
   }
+  // A checkpoint holds no FP8 scaling state: a resumed delayed recipe would
+  // start its history again, which the bitwise resume check would flag.
+  if (c.resume_at >= 0) r.fail("resume_at", c.precision.name() + ": the FP8 scaling state is not checkpointed");
   fp8::RecipeOptions& recipe = c.fp8->recipe;
   if (r.has("fp8")) {
     Reader f = r.child("fp8");

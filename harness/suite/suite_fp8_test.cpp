@@ -94,6 +94,8 @@ TEST(SuiteFp8, BadFp8SettingsAreRefusedNamingTheField) {
              "needs a \"tag\"");
   EXPECT_HAS(error_of(suite_with(one_case(R"("precision": "fp8_delayed", "tag": "x", "fp8": {"histroy_len": 2})"))),
              "histroy_len");
+  EXPECT_HAS(error_of(suite_with(one_case(R"("precision": "fp8_delayed", "tag": "x", "resume_at": 3)"))),
+             "cases[0].resume_at: fp8_delayed: the FP8 scaling state is not checkpointed");
 }
 
 TEST(SuiteFp8, EachControlSetsItsOneFaultOnARecipeThatCanMakeIt) {

@@ -161,6 +161,8 @@ class Case:
     scaler_enabled: bool | None = None
     optimizer_impl: str | None = None
     grad_health: Mapping[str, Any] | None = None
+    # FP8 precisions: the recipe and each Linear layer's choice (and scales).
+    fp8: Mapping[str, Any] | None = None
     engagement: Mapping[str, Any] | None = None
     gate: Mapping[str, Any] | None = None
     # `ampbench run --deterministic` only: the run's hashes (reports/fleet.py).
@@ -216,7 +218,7 @@ def _case(raw: Mapping[str, Any]) -> Case:
         trajectory=_build(Trajectory, raw["trajectory"]), check=block(Check, "check"),
         throughput=block(Throughput, "throughput"), ddp=block(Ddp, "ddp"),
         tag=raw.get("tag") or "", scaler_enabled=raw.get("scaler_enabled"),
-        optimizer_impl=raw.get("optimizer_impl"), grad_health=raw.get("grad_health"),
+        optimizer_impl=raw.get("optimizer_impl"), grad_health=raw.get("grad_health"), fp8=raw.get("fp8"),
         engagement=raw.get("engagement"), gate=raw.get("gate"), fingerprint=raw.get("fingerprint"), raw=raw)
 
 

@@ -26,6 +26,7 @@ from .implementations import implementation_figure, implementation_pairs
 from .ratio import ratio_figure
 from .curves import deviation_figure, loss_figure, scale_figure
 from .ddp import ddp_figure
+from .fp8_scales import fp8_scale_figure
 from .style import save
 from .throughput import throughput_figure
 from .underflow import underflow_figure
@@ -37,7 +38,7 @@ MAX_WORKERS = 8
 @dataclass(frozen=True)
 class FigureFile:
     name: str          # file name inside the report folder (relative link)
-    kind: str          # throughput | utilisation | loss | deviation | scale | underflow | ddp | compare | ratio
+    kind: str          # throughput | utilisation | loss | deviation | scale | underflow | fp8 | ddp | compare | ratio
     title: str
     run_tag: str | None = None   # None for figures spanning several runs
 
@@ -87,6 +88,8 @@ def run_jobs(run) -> list:
     jobs.append(Job(FigureFile(f"{tag}_underflow.png", "underflow",
                                "fp16 gradient underflow without and with the scaler", tag),
                     underflow_figure, (run,)))
+    jobs.append(Job(FigureFile(f"{tag}_fp8_scales.png", "fp8", "FP8 scales per step", tag),
+                    fp8_scale_figure, (run,)))
     jobs.append(Job(FigureFile(f"{tag}_ddp.png", "ddp", "Distributed scaling", tag), ddp_figure, (run,)))
     return jobs
 

@@ -15,7 +15,7 @@ from matplotlib.colors import to_hex
 
 from reference.python.results_file import parse_results
 from reports import build_report
-from reports.figures import underflow, utilisation
+from reports.figures import fp8_scales, underflow, utilisation
 from reports.figures.style import PRECISION_COLORS
 from reports.gradients import AT_SCALE_1, mean_fraction
 from reports.runs import Run, load_runs
@@ -300,3 +300,38 @@ def test_loaded_runs_keep_the_new_fields(tmp_path):
     (run,) = load_runs([write_results(tmp_path / "r.json", doc)])
     assert run.env["ceilings"] == CPU_CEILINGS
     assert run.case(FP16).grad_health == GRAD_HEALTH[FP16]
+
+
+def with_fp8(doc) -> dict:
+    """An fp8_delayed case beside the fp32 baseline: two Linear layers, one
+    converted with its scales, one left out with its reason."""
+    case = copy.deepcopy(next(c for c in doc["cases"] if c["id"] == BF16))
+    case.update(id="plain/mlp/fp8_delayed/sgd", precision="fp8_delayed", fp8={
+        "scaling": "delayed", "history_len": 16, "margin": 0, "amax_compute": "max",
+        "layers": [{"name": "fc1", "in_features": 32, "out_features": 64, "converted": False,
+                    "reason": "the first Linear (convert_first off)"},
+                   {"name": "fc2", "in_features": 64, "out_features": 64, "converted": True, "reason": None,
+                    "scales": {"input": [1.0, 120.0, 118.0], "weight": [1.0, 900.0, 905.0],
+                               "grad_output": [1.0, None, 3.0e5]}}]})
+    doc["cases"].append(case)
+    return doc
+
+
+def test_fp8_scales_figure_draws_each_operand_of_each_converted_layer(tmp_path):
+    run = run_of(with_fp8(small_doc()))
+    fig = fp8_scales.fp8_scale_figure(run)
+    (ax,) = fig.axes
+    assert ax.get_title().startswith("plain/mlp/fp8_delayed/sgd") and ax.get_yscale() == "log"
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    assert set(lines) == {"input", "weight", "grad output"}  # fc1 is not converted: no lines
+    np.testing.assert_allclose(lines["weight"].get_ydata(), [1.0, 900.0, 905.0])
+    # A null scale (not finite in the run) is a gap, not a zero.
+    assert np.isnan(lines["grad output"].get_ydata()[1])
+    report, md = build(tmp_path, with_fp8(small_doc()))
+    assert "run1_fp8_scales.png" in {f.name for f in report.figures} and "## FP8 scales" in md.replace("###", "##")
+
+
+def test_a_run_without_fp8_cases_has_no_fp8_figure_or_section(tmp_path):
+    assert fp8_scales.fp8_scale_figure(run_of(small_doc())) is None
+    report, md = build(tmp_path, small_doc())
+    assert "FP8 scales" not in md
