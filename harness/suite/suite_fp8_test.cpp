@@ -6,8 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <stdexcept>
+#include "suite/suite_test_util.h"
 
 namespace ampbench {
 namespace {
@@ -31,20 +30,9 @@ std::string one_case(const std::string& fields) {
   return R"([{"workload": "plain", "model": "mlp", "optimizer": "sgd", )" + fields + "}]";
 }
 
-std::string error_of(const std::string& text) {
-  try {
-    parse_suite(text, "t.json", DeviceKind::kCpu);
-  } catch (const SuiteError& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string error_of(const std::string& text) { return test::suite_error(text); }
 
-const CaseSpec& find_case(const Suite& s, const std::string& id) {
-  const auto c = std::find_if(s.cases.begin(), s.cases.end(), [&](const CaseSpec& x) { return x.id == id; });
-  if (c == s.cases.end()) throw std::runtime_error("no case " + id);
-  return *c;
-}
+using test::find_case;
 
 #define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
 

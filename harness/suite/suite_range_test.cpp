@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "suite/suite_test_util.h"
+
 #include <string>
 
 namespace ampbench {
@@ -18,14 +20,7 @@ std::string suite_with(const std::string& defaults, const std::string& mlp = "\"
     "tolerances": {"fp32": {}, "fp16": {}, "bf16": {}}})";
 }
 
-std::string error_of(const std::string& text) {
-  try {
-    parse_suite(text, "t.json", DeviceKind::kCpu);
-  } catch (const SuiteError& e) {
-    return e.what();
-  }
-  return "(accepted)";
-}
+std::string error_of(const std::string& text) { return test::suite_error(text, DeviceKind::kCpu, "(accepted)"); }
 
 struct BadNumber {
   std::string defaults;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "suite/suite_test_util.h"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -21,14 +23,7 @@ std::string minimal_suite(const std::string& extra_top = "", const std::string& 
          extra_top + (cases.empty() ? "" : R"(, "cases": )" + cases) + "}";
 }
 
-std::string error_of(const std::string& text) {
-  try {
-    parse_suite(text, "t.json", DeviceKind::kCpu);
-  } catch (const SuiteError& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string error_of(const std::string& text) { return test::suite_error(text); }
 
 TEST(Suite, ExpandsTheMatrixWithOneBaselinePerWorkload) {
   const Suite s = parse_suite(minimal_suite(), "t.json", DeviceKind::kCpu);
@@ -204,11 +199,7 @@ TEST(Suite, ModelWithoutSizesIsRejected) {
   EXPECT_NE(error_of(text).find("model 'cnn' has no sizes"), std::string::npos) << error_of(text);
 }
 
-const CaseSpec& find_case(const Suite& s, const std::string& id) {
-  const auto c = std::find_if(s.cases.begin(), s.cases.end(), [&](const CaseSpec& x) { return x.id == id; });
-  if (c == s.cases.end()) throw std::runtime_error("no case " + id);
-  return *c;
-}
+using test::find_case;
 
 TEST(Suite, HostInputIsACaseOverrideAndItsBaselineReadsTheSameWay) {
   const Suite s = parse_suite(

@@ -4,8 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <stdexcept>
+#include "suite/suite_test_util.h"
 
 namespace ampbench {
 namespace {
@@ -22,20 +21,9 @@ std::string suite_with(const std::string& precisions, const std::string& tf32_ro
          tf32_row + "}" + (cases.empty() ? "" : R"(, "cases": )" + cases) + "}";
 }
 
-std::string error_of(const std::string& text) {
-  try {
-    parse_suite(text, "t.json", DeviceKind::kCuda);
-  } catch (const SuiteError& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string error_of(const std::string& text) { return test::suite_error(text, DeviceKind::kCuda); }
 
-const CaseSpec& find_case(const Suite& s, const std::string& id) {
-  const auto c = std::find_if(s.cases.begin(), s.cases.end(), [&](const CaseSpec& x) { return x.id == id; });
-  if (c == s.cases.end()) throw std::runtime_error("no case " + id);
-  return *c;
-}
+using test::find_case;
 
 TEST(SuiteTf32, AMatrixTf32CaseIsComparedWithFp32UnderItsOwnRow) {
   const Suite s = parse_suite(suite_with(R"(["fp32", "fp16", "tf32"])", kTf32Row), "t.json", DeviceKind::kCuda);
