@@ -101,7 +101,7 @@ def _run_section(run, figures) -> list:
     for kind, heading in CURVE_SECTIONS:
         blocks += _figure_section(kind, heading, figures, level + 1)
     blocks += _scaler_section(run, figures, level + 1)  # right after the loss scale it explains
-    blocks += _fp8_section(figures, level + 1)
+    blocks += _fp8_section(run, figures, level + 1)
     blocks += _figure_section(*DDP_SECTION, figures, level + 1)
     return blocks
 
@@ -160,16 +160,22 @@ def _scaler_section(run, figures, level) -> list:
             *_images(f for f in figures if f.kind == "underflow")]
 
 
-def _fp8_section(figures, level) -> list:
+def _fp8_section(run, figures, level) -> list:
     chosen = [f for f in figures if f.kind == "fp8"]
     if not chosen:
         return []  # a run without FP8 cases
-    return [Heading(level, "FP8 scales"),
-            Text("The scale each FP8 recipe multiplies a GEMM operand by before the cast to 8 bits "
-                 "(fp8_max / amax), per step and converted Linear layer: tensorwise from the current "
-                 "amax, delayed from the amax history of earlier steps. Rowwise scales are per row "
-                 "and not drawn."),
-            *_images(chosen)]
+    blocks = [Heading(level, "FP8 scales"),
+              Text("The scale each FP8 recipe multiplies a GEMM operand by before the cast to 8 bits "
+                   "(fp8_max / amax), per step and converted Linear layer: tensorwise from the current "
+                   "amax, delayed from the amax history of earlier steps. Rowwise scales are per row "
+                   "and not drawn."),
+              *_images(chosen)]
+    ranges = tables.fp8_range_table(run)
+    if ranges:
+        blocks += [Text("What the casts lost to the 8-bit range over the recorded run, per converted layer: "
+                        "the fraction of values past the largest finite value (clamped, or NaN/inf without "
+                        "saturation) and of non-zero values flushed to zero."), ranges]
+    return blocks
 
 
 def _images(figures) -> list:

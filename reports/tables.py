@@ -275,6 +275,32 @@ def grad_health_table(run):
     return make_table(headers, rows)
 
 
+FP8_OPERANDS = (("input", "input"), ("weight", "weight"), ("grad_output", "output gradient"))
+
+
+def fp8_range_table(run):
+    """Per FP8 case and converted layer: the fraction of each operand's cast
+    values past the format's range / flushed to zero over the run (None when
+    no case recorded range counts)."""
+    rows = []
+    for case in run.cases:
+        for layer in ((case.fp8 or {}).get("layers") or ()):
+            if layer.get("converted") and layer.get("range"):
+                rows.append((case.id, layer["name"],
+                             *(_range_cell(layer["range"].get(key)) for key, _ in FP8_OPERANDS)))
+    if not rows:
+        return None
+    headers = ("case", "layer", *(f"{name}: past range / flushed" for _, name in FP8_OPERANDS))
+    return make_table(headers, rows)
+
+
+def _range_cell(counts) -> str:
+    if not counts or not counts.get("elements"):
+        return DASH
+    n = counts["elements"]
+    return f"{fmt_small(counts['saturated'] / n)} / {fmt_small(counts['flushed'] / n)}"
+
+
 # -- several files -------------------------------------------------------------------
 
 def compare_throughput_table(runs):

@@ -11,6 +11,28 @@ DelayedTensorState DelayedTensorState::fresh(int64_t history_len, const at::Devi
   return {at::zeros({history_len}, options), at::ones({}, options), at::zeros({}, options.dtype(at::kLong))};
 }
 
+void DelayedTensorState::enable_range_counts() {
+  const auto options = at::TensorOptions().dtype(at::kLong).device(scale.device());
+  saturated = at::zeros({}, options);
+  flushed = at::zeros({}, options);
+  elements = at::zeros({}, options);
+}
+
+namespace {
+
+// What the cast of hp (as `out`) lost to the format's range, added to the
+// state's counts when they are kept.
+void count_range_losses(DelayedTensorState& state, const at::Tensor& hp, const Fp8Tensor& out, at::ScalarType fp8) {
+  if (!state.saturated.defined()) return;
+  at::NoGradGuard no_grad;
+  const at::Tensor scaled = hp.to(at::kFloat).mul(out.scale);  // the product the cast rounds
+  state.saturated.add_(scaled.abs().ge(fp8_overflow_boundary(fp8)).sum());
+  state.flushed.add_(hp.ne(0).logical_and(out.data.to(at::kFloat).eq(0)).sum());
+  state.elements.add_(hp.numel());
+}
+
+}  // namespace
+
 void update_delayed_scale(DelayedTensorState& state, at::ScalarType fp8, const RecipeOptions& recipe) {
   at::NoGradGuard no_grad;
   if (recipe.freeze_scales() && state.updates.item<int64_t>() > 0) return;
@@ -31,6 +53,7 @@ void update_delayed_scale(DelayedTensorState& state, at::ScalarType fp8, const R
 Fp8Tensor delayed_cast(DelayedTensorState& state, const at::Tensor& hp, const at::Tensor& amax_source,
                        at::ScalarType fp8, const RecipeOptions& recipe) {
   Fp8Tensor out = cast_with_scale(hp, state.scale.clone(), fp8, recipe.saturate());
+  count_range_losses(state, hp, out, fp8);
   {
     at::NoGradGuard no_grad;
     state.history[0].copy_(amax_of(amax_source, std::nullopt).to(at::kFloat));
@@ -55,7 +78,9 @@ Fp8Tensor tensorwise_cast(DelayedTensorState& state, const at::Tensor& hp, const
       scale = state.scale.clone();
     }
   }
-  return cast_with_scale(hp, scale, fp8, recipe.saturate());
+  Fp8Tensor out = cast_with_scale(hp, scale, fp8, recipe.saturate());
+  count_range_losses(state, hp, out, fp8);
+  return out;
 }
 
 }  // namespace ampbench::fp8

@@ -29,8 +29,15 @@ struct DelayedTensorState {
   at::Tensor history;
   at::Tensor scale;
   at::Tensor updates;
+  // Counted once enable_range_counts() made them (recorded runs: the counts
+  // cost two reductions a cast), over every cast of this tensor: values
+  // past the format's range even by rounding (fp8_overflow_boundary:
+  // clamped, or NaN/inf without saturation), non-zero values the cast made
+  // zero, and all values cast (0-dim int64).
+  at::Tensor saturated, flushed, elements;
 
   static DelayedTensorState fresh(int64_t history_len, const at::Device& device);
+  void enable_range_counts();
 };
 
 // Casts hp with the current scale, then records the amax of amax_source

@@ -21,8 +21,7 @@ bool is_row_major(const at::Tensor& t) { return t.stride(0) > t.stride(1) && t.s
 // must mean the same on every torch.
 at::Tensor overflow_unsaturated(const at::Tensor& scaled, at::ScalarType fp8) {
   const bool e4m3 = fp8 == at::kFloat8_e4m3fn;
-  const double boundary = e4m3 ? 464.0 : 61440.0;
-  const at::Tensor beyond = scaled.abs() >= boundary;
+  const at::Tensor beyond = scaled.abs() >= fp8_overflow_boundary(fp8);
   const at::Tensor special = e4m3 ? at::full({}, std::numeric_limits<float>::quiet_NaN(), scaled.options())
                                   : scaled.sign() * std::numeric_limits<float>::infinity();
   return at::where(beyond, special, scaled);

@@ -79,6 +79,11 @@ struct Fp8Matmul : torch::autograd::Function<Fp8Matmul> {
     ctx->saved_data["go_history"] = state->grad_output.history;
     ctx->saved_data["go_scale"] = state->grad_output.scale;
     ctx->saved_data["go_updates"] = state->grad_output.updates;
+    if (state->grad_output.saturated.defined()) {  // a recorded run's range counts
+      ctx->saved_data["go_saturated"] = state->grad_output.saturated;
+      ctx->saved_data["go_flushed"] = state->grad_output.flushed;
+      ctx->saved_data["go_elements"] = state->grad_output.elements;
+    }
     ctx->saved_data["x_scale"] = x.scale;
     ctx->saved_data["w_scale"] = w_t.scale;
     // torchao: fast accumulation for the output GEMM (tensorwise); rowwise
@@ -100,6 +105,11 @@ struct Fp8Matmul : torch::autograd::Function<Fp8Matmul> {
       // bits as the forward's casts (torchao recomputes the same scale).
       DelayedTensorState go{ctx->saved_data["go_history"].toTensor(), ctx->saved_data["go_scale"].toTensor(),
                             ctx->saved_data["go_updates"].toTensor()};
+      if (ctx->saved_data.count("go_saturated")) {
+        go.saturated = ctx->saved_data["go_saturated"].toTensor();
+        go.flushed = ctx->saved_data["go_flushed"].toTensor();
+        go.elements = ctx->saved_data["go_elements"].toTensor();
+      }
       const Fp8Tensor g8 = per_tensor_cast(go, g, g, gf, r);
       const Fp8Tensor w_t = cast_with_scale(weight_t, ctx->saved_data["w_scale"].toTensor(), kE4m3, r.saturate());
       const Fp8Tensor x = cast_with_scale(input2d, ctx->saved_data["x_scale"].toTensor(), kE4m3, r.saturate());

@@ -52,4 +52,12 @@ double fp8_max(at::ScalarType fp8) {
   }
 }
 
+double fp8_overflow_boundary(at::ScalarType fp8) {
+  switch (fp8) {
+    case at::kFloat8_e4m3fn: return 464.0;
+    case at::kFloat8_e5m2: return 61440.0;
+    default: TORCH_CHECK(false, "fp8: ", fp8, " is not an fp8 format this harness casts to");
+  }
+}
+
 }  // namespace ampbench::fp8

@@ -63,4 +63,9 @@ struct RecipeOptions {
 // for e5m2).
 double fp8_max(at::ScalarType fp8);
 
+// The rounding boundary above fp8_max: a value at or past it is beyond the
+// format even by rounding (NaN in e4m3fn, inf in e5m2 without the clamp);
+// 464 for e4m3fn, 61440 for e5m2.
+double fp8_overflow_boundary(at::ScalarType fp8);
+
 }  // namespace ampbench::fp8

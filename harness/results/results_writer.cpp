@@ -202,6 +202,14 @@ json fp8_json(const CaseSpec& s, const CaseRecord& r) {
       }
       layer["scales"] = scales;
     }
+    if (c.converted && converted < r.fp8_range.size()) {
+      const CaseRecord::Fp8RangeCounts& n = r.fp8_range[converted];
+      json range;
+      const char* operands[] = {"input", "weight", "grad_output"};
+      for (size_t k = 0; k < 3; ++k)
+        range[operands[k]] = {{"saturated", n.saturated[k]}, {"flushed", n.flushed[k]}, {"elements", n.elements[k]}};
+      layer["range"] = range;
+    }
     converted += c.converted ? 1 : 0;
     layers.push_back(layer);
   }

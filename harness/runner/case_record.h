@@ -140,6 +140,13 @@ struct CaseRecord {
   // (tensorwise: the last one used; delayed: the next one). Empty for
   // rowwise, whose scales are per row.
   std::vector<std::vector<std::array<double, 3>>> fp8_scales;
+  // Per converted layer (same order; tensorwise and delayed), per operand
+  // (input, weight, output gradient), over the run's casts: values past the
+  // range, non-zero values flushed to zero, values cast.
+  struct Fp8RangeCounts {
+    std::array<int64_t, 3> saturated{}, flushed{}, elements{};
+  };
+  std::vector<Fp8RangeCounts> fp8_range;
   // --deterministic: the hashes of this run (none otherwise, and for cases
   // that did not run).
   std::optional<CaseFingerprint> fingerprint;

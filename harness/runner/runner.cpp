@@ -1,4 +1,5 @@
 #include "runner/runner.h"
+#include "runner/fp8_record.h"
 
 #include <ATen/ops/cat.h>
 #include <ATen/ops/isfinite.h>
@@ -121,23 +122,13 @@ std::unique_ptr<TrainingState> resumed(std::unique_ptr<TrainingState> state, con
   return fresh;
 }
 
-// The scales each converted layer of the first model holds after a step
-// (one host read per tensor: recorded runs only).
-void record_fp8_scales(const TrainingState& s, CaseRecord& rec) {
-  if (s.spec.fp8->recipe.scaling() == fp8::Scaling::kRowwise) return;
-  std::vector<std::array<double, 3>> step;
-  for (const auto& layer : s.fp8_states.front())
-    step.push_back({layer->input.scale.item<double>(), layer->weight.scale.item<double>(),
-                    layer->grad_output.scale.item<double>()});
-  rec.fp8_scales.push_back(std::move(step));
-}
-
 // The conformance run: fresh weights, spec.steps optimizer steps; optionally
 // dumped for the Python reference, optionally corrupted at `bitflip_step`.
 void train_recorded(const CaseSpec& spec, const c10::Device& device, distributed::Context* context,
                     CaseRecord& rec, const std::string& dump_dir = "", int bitflip_step = -1) {
   std::unique_ptr<TrainingState> state = make_training_state(spec, device, context);
   if (!state->fp8_plans.empty()) rec.fp8_layers = state->fp8_plans.front().layers;
+  enable_fp8_range_counts(*state);
   state->record_engagement = true;
   const Workload& workload = find_workload(spec.workload->name());
   const SyntheticData data(data_options(spec), device);
@@ -175,8 +166,9 @@ void train_recorded(const CaseSpec& spec, const c10::Device& device, distributed
     rec.engagement.push_back(outcome.engagement);
     if (rec.grad_health) record_grad_health(*state, backward_scale, *rec.grad_health);
     rec.scale.push_back(state->scaler.get_scale());
-    if (!state->fp8_states.empty()) record_fp8_scales(*state, rec);
+    record_fp8_scales(*state, rec);
   }
+  record_fp8_range(*state, rec);
   const at::Tensor all = at::stack(losses).to(at::kCPU, at::kDouble);
   rec.loss.assign(all.data_ptr<double>(), all.data_ptr<double>() + all.numel());
 

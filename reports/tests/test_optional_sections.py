@@ -311,6 +311,9 @@ def with_fp8(doc) -> dict:
         "layers": [{"name": "fc1", "in_features": 32, "out_features": 64, "converted": False,
                     "reason": "the first Linear (convert_first off)"},
                    {"name": "fc2", "in_features": 64, "out_features": 64, "converted": True, "reason": None,
+                    "range": {"input": {"saturated": 0, "flushed": 3, "elements": 1000},
+                              "weight": {"saturated": 0, "flushed": 0, "elements": 400},
+                              "grad_output": {"saturated": 25, "flushed": 0, "elements": 1000}},
                     "scales": {"input": [1.0, 120.0, 118.0], "weight": [1.0, 900.0, 905.0],
                                "grad_output": [1.0, None, 3.0e5]}}]})
     doc["cases"].append(case)
@@ -329,6 +332,10 @@ def test_fp8_scales_figure_draws_each_operand_of_each_converted_layer(tmp_path):
     assert np.isnan(lines["grad output"].get_ydata()[1])
     report, md = build(tmp_path, with_fp8(small_doc()))
     assert "run1_fp8_scales.png" in {f.name for f in report.figures} and "## FP8 scales" in md.replace("###", "##")
+    table = table_with(md, "output gradient: past range / flushed")
+    row = table["plain/mlp/fp8_delayed/sgd"]
+    assert [row[k] for k in ("layer", "input: past range / flushed", "weight: past range / flushed",
+                             "output gradient: past range / flushed")] == ["fc2", "0 / 0.003", "0 / 0", "0.025 / 0"]
 
 
 def test_a_run_without_fp8_cases_has_no_fp8_figure_or_section(tmp_path):

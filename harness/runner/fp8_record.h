@@ -1,0 +1,24 @@
+// What a recorded FP8 case keeps of its recipe's state: each converted
+// layer's scales per step and what its casts lost to the format's range
+// (CaseRecord::fp8_scales, fp8_range). Tensorwise and delayed only: rowwise
+// scales are per row.
+#pragma once
+
+#include "runner/case_record.h"
+#include "workloads/training_state.h"
+
+namespace ampbench {
+
+// Makes the first model's converted layers count their casts' range losses
+// (two reductions a cast: recorded runs only). No-op without FP8.
+void enable_fp8_range_counts(TrainingState& s);
+
+// Appends the scales each converted layer of the first model holds after
+// the step just taken (one host read per tensor). No-op without FP8.
+void record_fp8_scales(const TrainingState& s, CaseRecord& rec);
+
+// The range counts over the run, read once after its last step. No-op
+// without FP8.
+void record_fp8_range(const TrainingState& s, CaseRecord& rec);
+
+}  // namespace ampbench
