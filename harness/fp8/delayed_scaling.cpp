@@ -69,7 +69,9 @@ Fp8Tensor tensorwise_cast(DelayedTensorState& state, const at::Tensor& hp, const
     at::NoGradGuard no_grad;
     if (!recipe.freeze_scales()) {
       scale = amax_to_scale(amax_of(amax_source, std::nullopt), fp8, false);
-      state.scale.copy_(scale);  // read by no cast: kept for the scale trajectory
+      // Read by no cast: a recorded run (one that counts) keeps it for the
+      // scale trajectory; a timed step spends no copy on it.
+      if (state.saturated.defined()) state.scale.copy_(scale);
     } else {
       if (state.updates.item<int64_t>() == 0) {
         state.scale.copy_(amax_to_scale(amax_of(amax_source, std::nullopt), fp8, false));

@@ -47,8 +47,8 @@ Fp8Tensor delayed_cast(DelayedTensorState& state, const at::Tensor& hp, const at
                        at::ScalarType fp8, const RecipeOptions& recipe);
 
 // The tensorwise recipe's cast: the scale from amax_source's amax at this
-// step, or, with freeze_scales, at the first step only; either way the scale
-// used is left in state.scale.
+// step, or, with freeze_scales, at the first step only; the scale used is
+// left in state.scale when frozen or when the state counts (a recorded run).
 Fp8Tensor tensorwise_cast(DelayedTensorState& state, const at::Tensor& hp, const at::Tensor& amax_source,
                           at::ScalarType fp8, const RecipeOptions& recipe);
 
