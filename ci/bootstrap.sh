@@ -23,7 +23,7 @@ APT_PACKAGES=(
   build-essential cmake ninja-build ccache git
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
   python3-venv procps  # procps: pgrep, used by the rank-failure test to find orphan ranks
-  clang  # ci/fuzz.sh: libFuzzer with ASan + UBSan (harness/fuzz)
+  clang  # the compiler CMakeLists.txt prefers (docs/build-times.md, "Compilers"); ci/fuzz.sh: libFuzzer with ASan + UBSan
   libre2-dev  # --filter: linear-time regular expressions (harness/runner/case_filter.h)
   libgloo-dev  # headers only: torch's ProcessGroupGloo.hpp includes them (harness/distributed)
   chromium chromium-driver  # reports/tests/test_browser.py: the report opened in headless Chromium
