@@ -141,7 +141,7 @@ def add_control(row: ControlRow, case, ratio: float, where: str) -> None:
     if case.status is not Status.FAIL:
         return
     row.caught += 1
-    if ratio > 1:
+    if ratio > 1 and not (case.check and case.check.scale_audit_failed):
         if row.mildest is None or ratio < row.mildest:
             row.mildest, row.mildest_at = ratio, where
     else:

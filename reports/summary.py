@@ -92,13 +92,16 @@ def _controls_line(run):
         return "No negative controls ran: nothing shows the checker can fail a wrong recipe."
     caught = [c for c in controls if c.status is Status.FAIL]
     parts = [f"Negative controls: {len(caught)} of {len(controls)} caught"]
-    by_bound = [(bound_ratio(c), c.id) for c in caught if (bound_ratio(c) or 0) > 1]
+    def by_rule(c):  # a scale audit is exact: it decides whatever the distances say
+        return (c.check is not None and c.check.scale_audit_failed) or (bound_ratio(c) or 0) <= 1
+
+    by_bound = [(bound_ratio(c), c.id) for c in caught if not by_rule(c)]
     if by_bound:
         ratio, case_id = min(by_bound)
         parts += [f"; {len(by_bound)} by a bound, the closest call exceeding it {ratio:.3g}× (",
                   case_link(run, case_id), ")"]
     # Caught by a rule without a ratio (the scale audit, skipped steps): say which.
-    other = [c for c in caught if (bound_ratio(c) or 0) <= 1]
+    other = [c for c in caught if by_rule(c)]
     if other:
         parts += [f"; {len(other)} by another rule: ", *_joined(run, [c.id for c in other])]
         reason = _first_failure(other[0])

@@ -1,5 +1,7 @@
 #include "check/checker.h"
 
+#include "check/fp8_scale_audit.h"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -225,6 +227,24 @@ void check_skips_and_scale(Verdict& v, const CaseRecord& rec, const CaseRecord& 
   }
 }
 
+// FP8: every traced cast's scale against the recipe's rule.
+void check_fp8_scales(Verdict& v, const CaseRecord& rec) {
+  if (!rec.spec.fp8) return;
+  const auto mismatch = first_fp8_scale_mismatch(rec.spec.fp8->recipe, rec.fp8_casts);
+  if (!mismatch) return;
+  v.metrics["fp8_scale_mismatch_cast"] = static_cast<double>(mismatch->cast);
+  v.scale_audit_failed = true;
+  std::string layer = "converted layer " + std::to_string(mismatch->layer);
+  std::size_t converted = 0;
+  for (const fp8::LinearChoice& c : rec.fp8_layers)
+    if (c.converted && converted++ == mismatch->layer) layer = c.name;
+  require(v, false,
+          "FP8 scale of " + layer + "'s " + fp8_operand_name(mismatch->operand) + " at cast " +
+              std::to_string(mismatch->cast) + " is " + fmt(mismatch->used) + ", the recipe's rule gives " +
+              fmt(mismatch->expected) + " from the amaxes cast (scales not updated, amax from another tensor, "
+              "the wrong format or a history that does not roll?)");
+}
+
 }  // namespace
 
 Verdict check_case(const CaseRecord& rec, const CaseRecord& baseline, const CaseRecord* reference) {
@@ -249,6 +269,7 @@ Verdict check_case(const CaseRecord& rec, const CaseRecord& baseline, const Case
   check_probe(v, rec, base, env, c);
   for (const MetricCheck& m : v.checks) v.max_ratio = std::max(v.max_ratio, m.max_ratio);
   check_skips_and_scale(v, rec, baseline);
+  check_fp8_scales(v, rec);
   return v;
 }
 

@@ -16,6 +16,8 @@ void DelayedTensorState::enable_range_counts() {
   saturated = at::zeros({}, options);
   flushed = at::zeros({}, options);
   elements = at::zeros({}, options);
+  trace = at::zeros({kTracedCasts, 2}, options.dtype(at::kFloat));
+  traced = at::zeros({1}, options);
 }
 
 namespace {
@@ -29,6 +31,12 @@ void count_range_losses(DelayedTensorState& state, const at::Tensor& hp, const F
   state.saturated.add_(scaled.abs().ge(fp8_overflow_boundary(fp8)).sum());
   state.flushed.add_(hp.ne(0).logical_and(out.data.to(at::kFloat).eq(0)).sum());
   state.elements.add_(hp.numel());
+  // The amax of the tensor cast, whatever the scale was computed from; the
+  // row index stays on the device (no host read a cast).
+  const at::Tensor row = at::stack({amax_of(hp, std::nullopt).to(at::kFloat), out.scale.to(at::kFloat).reshape({})});
+  const at::Tensor index = state.traced.clamp_max(DelayedTensorState::kTracedCasts - 1);
+  state.trace.index_copy_(0, index, row.unsqueeze(0));
+  state.traced.add_(1);
 }
 
 }  // namespace

@@ -35,6 +35,13 @@ struct DelayedTensorState {
   // clamped, or NaN/inf without saturation), non-zero values the cast made
   // zero, and all values cast (0-dim int64).
   at::Tensor saturated, flushed, elements;
+  // Kept with the counts: per cast, the amax of the tensor cast and the
+  // scale the cast used ([kTracedCasts, 2] float32), and how many casts
+  // there were (`traced`, [1] int64). The last row takes every cast past
+  // the others, so the first kTracedCasts - 1 are kept. The checker holds
+  // them to the recipe's rule (check/fp8_scale_audit.h).
+  at::Tensor trace, traced;
+  static constexpr int64_t kTracedCasts = 4096;
 
   static DelayedTensorState fresh(int64_t history_len, const at::Device& device);
   void enable_range_counts();

@@ -83,6 +83,8 @@ struct Fp8Matmul : torch::autograd::Function<Fp8Matmul> {
       ctx->saved_data["go_saturated"] = state->grad_output.saturated;
       ctx->saved_data["go_flushed"] = state->grad_output.flushed;
       ctx->saved_data["go_elements"] = state->grad_output.elements;
+      ctx->saved_data["go_trace"] = state->grad_output.trace;
+      ctx->saved_data["go_traced"] = state->grad_output.traced;
     }
     ctx->saved_data["x_scale"] = x.scale;
     ctx->saved_data["w_scale"] = w_t.scale;
@@ -109,6 +111,8 @@ struct Fp8Matmul : torch::autograd::Function<Fp8Matmul> {
         go.saturated = ctx->saved_data["go_saturated"].toTensor();
         go.flushed = ctx->saved_data["go_flushed"].toTensor();
         go.elements = ctx->saved_data["go_elements"].toTensor();
+        go.trace = ctx->saved_data["go_trace"].toTensor();
+        go.traced = ctx->saved_data["go_traced"].toTensor();
       }
       const Fp8Tensor g8 = per_tensor_cast(go, g, g, gf, r);
       const Fp8Tensor w_t = cast_with_scale(weight_t, ctx->saved_data["w_scale"].toTensor(), kE4m3, r.saturate());

@@ -98,8 +98,12 @@ void VitEncoderBlockImpl::reset() {
   self_attention_ = register_module("self_attention", VitSelfAttention(sizes_));
   ln_2_ = register_module("ln_2", layer_norm(sizes_.d_model));
   // torchvision.ops.MLP: Linear, GELU, Dropout, Linear, Dropout (indices 0-4).
-  mlp_ = register_module("mlp", torch::nn::Sequential(mlp_linear(sizes_.d_model, sizes_.ffn), torch::nn::GELU(),
-                                                     torch::nn::Dropout(0.0), mlp_linear(sizes_.ffn, sizes_.d_model),
+  // Each Linear draws its weights from the generator: drawn in statements of
+  // their own, in order. As arguments of one call, the order was the
+  // compiler's (GCC drew the second Linear first, clang the first).
+  Linear fc1 = mlp_linear(sizes_.d_model, sizes_.ffn);
+  Linear fc2 = mlp_linear(sizes_.ffn, sizes_.d_model);
+  mlp_ = register_module("mlp", torch::nn::Sequential(fc1, torch::nn::GELU(), torch::nn::Dropout(0.0), fc2,
                                                      torch::nn::Dropout(0.0)));
 }
 

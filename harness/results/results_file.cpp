@@ -76,6 +76,7 @@ void read_check(const json& chk, ResultsCase& rec) {
     for (const json& s : *f) rec.failures.push_back(as_text(s));
   const auto ratio = chk.find("max_ratio");
   rec.max_ratio = ratio != chk.end() && ratio->is_number() ? ratio->get<double>() : INFINITY;
+  if (const auto a = chk.find("scale_audit_failed"); a != chk.end() && a->is_boolean()) rec.scale_audit_failed = a->get<bool>();
   for (const char* key : {"metrics", "tolerances"})
     if (const auto part = chk.find(key); part != chk.end() && part->is_object())
       for (const auto& [k, v] : part->items()) rec.check_details.emplace_back(std::string(key) + "." + k, as_text(v));

@@ -45,6 +45,7 @@ struct ResultsCase {
   // no finite one), and its metrics, tolerances and first_crossing_step as
   // "metrics.KEY" -> text, in the file's order, for reports.
   std::optional<double> max_ratio;
+  bool scale_audit_failed = false;  // check.scale_audit_failed
   std::vector<std::pair<std::string, std::string>> check_details;
 };
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "fp8/cast_trace.h"
 #include "spec/case_spec.h"
 #include "workloads/engagement.h"
 
@@ -147,6 +148,10 @@ struct CaseRecord {
     std::array<int64_t, 3> saturated{}, flushed{}, elements{};
   };
   std::vector<Fp8RangeCounts> fp8_range;
+  // Per converted layer (same order; tensorwise and delayed), per operand:
+  // every cast's amax of the tensor cast and the scale it used, in order
+  // (the scale audit's input, check/fp8_scale_audit.h).
+  std::vector<std::array<std::vector<fp8::CastTrace>, 3>> fp8_casts;
   // --deterministic: the hashes of this run (none otherwise, and for cases
   // that did not run).
   std::optional<CaseFingerprint> fingerprint;

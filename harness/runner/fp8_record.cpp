@@ -1,5 +1,7 @@
 #include "runner/fp8_record.h"
 
+#include <algorithm>
+
 namespace ampbench {
 
 void enable_fp8_range_counts(TrainingState& s) {
@@ -17,17 +19,33 @@ void record_fp8_scales(const TrainingState& s, CaseRecord& rec) {
   rec.fp8_scales.push_back(std::move(step));
 }
 
+namespace {
+
+std::vector<fp8::CastTrace> casts_of(const fp8::DelayedTensorState& t) {
+  const int64_t kept = std::min(t.traced.item<int64_t>(), fp8::DelayedTensorState::kTracedCasts - 1);
+  const at::Tensor rows = t.trace.narrow(0, 0, kept).to(at::kCPU, at::kDouble).contiguous();
+  const double* p = rows.data_ptr<double>();
+  std::vector<fp8::CastTrace> casts;
+  for (int64_t i = 0; i < kept; ++i) casts.push_back({p[2 * i], p[2 * i + 1]});
+  return casts;
+}
+
+}  // namespace
+
 void record_fp8_range(const TrainingState& s, CaseRecord& rec) {
   if (s.fp8_states.empty() || s.spec.fp8->recipe.scaling() == fp8::Scaling::kRowwise) return;
   for (const auto& layer : s.fp8_states.front()) {
     CaseRecord::Fp8RangeCounts counts;
+    std::array<std::vector<fp8::CastTrace>, 3> casts;
     const fp8::DelayedTensorState* operands[] = {&layer->input, &layer->weight, &layer->grad_output};
     for (size_t k = 0; k < 3; ++k) {
       counts.saturated[k] = operands[k]->saturated.item<int64_t>();
       counts.flushed[k] = operands[k]->flushed.item<int64_t>();
       counts.elements[k] = operands[k]->elements.item<int64_t>();
+      casts[k] = casts_of(*operands[k]);
     }
     rec.fp8_range.push_back(counts);
+    rec.fp8_casts.push_back(std::move(casts));
   }
 }
 

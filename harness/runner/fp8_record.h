@@ -17,8 +17,8 @@ void enable_fp8_range_counts(TrainingState& s);
 // the step just taken (one host read per tensor). No-op without FP8.
 void record_fp8_scales(const TrainingState& s, CaseRecord& rec);
 
-// The range counts over the run, read once after its last step. No-op
-// without FP8.
+// The range counts over the run and every traced cast, read once after its
+// last step. No-op without FP8.
 void record_fp8_range(const TrainingState& s, CaseRecord& rec);
 
 }  // namespace ampbench

@@ -64,12 +64,15 @@ CaseTally tally_of(const CaseResult& r) {
   if (r.verdict) {
     t.confirmations = static_cast<int>(r.verdict->confirmations.size());
     t.cleared = !r.verdict->overruled_failures.empty();
+    t.audited = r.verdict->scale_audit_failed;
   }
   return t;
 }
 
 CaseTally tally_of(const ResultsCase& c) {
-  return {c.id, c.status, c.expect == Expect::kFail, c.expect == Expect::kReport, c.conforms == true, c.max_ratio};
+  CaseTally t{c.id, c.status, c.expect == Expect::kFail, c.expect == Expect::kReport, c.conforms == true, c.max_ratio};
+  t.audited = c.scale_audit_failed;
+  return t;
 }
 
 void SuiteRunSummary::add(const CaseTally& c) {
@@ -103,7 +106,7 @@ void SuiteRunSummary::add_ratio(const CaseTally& c, double ratio) {
     worst_correct_id = c.id;
   }
   if (c.control && c.status == CaseStatus::kFail) {
-    if (!(ratio > 1)) {
+    if (!(ratio > 1) || c.audited) {
       ++controls_caught_by_audit;
     } else if (ratio < mildest_control_ratio) {
       mildest_control_ratio = ratio;

@@ -28,6 +28,7 @@ struct CaseTally {
   std::optional<double> max_ratio;  // none without a verdict
   int confirmations = 0;            // fresh-seed runs of a borderline case (check/confirmation.h)
   bool cleared = false;             // ...one of which passed
+  bool audited = false;  // failed a scale audit: an exact rule, whatever its distances
 };
 CaseTally tally_of(const CaseResult& result);
 CaseTally tally_of(const ResultsCase& read);  // a case read back (the ranks' results)

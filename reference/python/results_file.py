@@ -122,6 +122,9 @@ class Check:
     envelope: Mapping[str, Any] | None = None
     bounds: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     max_ratio: float | None = None
+    # Caught by an exact rule (GradScaler's update, an FP8 recipe's scales),
+    # whatever the distances say.
+    scale_audit_failed: bool = False
 
 
 @dataclass(frozen=True)
