@@ -22,9 +22,9 @@ void DelayedTensorState::enable_range_counts() {
 
 namespace {
 
-// What the cast of hp (as `out`) lost to the format's range, added to the
-// state's counts when they are kept.
-void count_range_losses(DelayedTensorState& state, const at::Tensor& hp, const Fp8Tensor& out, at::ScalarType fp8) {
+// What a recorded run keeps of the cast of hp (as `out`): what it lost to the
+// format's range, added to the state's counts, and its row of the trace.
+void record_cast(DelayedTensorState& state, const at::Tensor& hp, const Fp8Tensor& out, at::ScalarType fp8) {
   if (!state.saturated.defined()) return;
   at::NoGradGuard no_grad;
   const at::Tensor scaled = hp.to(at::kFloat).mul(out.scale);  // the product the cast rounds
@@ -61,7 +61,7 @@ void update_delayed_scale(DelayedTensorState& state, at::ScalarType fp8, const R
 Fp8Tensor delayed_cast(DelayedTensorState& state, const at::Tensor& hp, const at::Tensor& amax_source,
                        at::ScalarType fp8, const RecipeOptions& recipe) {
   Fp8Tensor out = cast_with_scale(hp, state.scale.clone(), fp8, recipe.saturate());
-  count_range_losses(state, hp, out, fp8);
+  record_cast(state, hp, out, fp8);
   {
     at::NoGradGuard no_grad;
     state.history[0].copy_(amax_of(amax_source, std::nullopt).to(at::kFloat));
@@ -89,7 +89,7 @@ Fp8Tensor tensorwise_cast(DelayedTensorState& state, const at::Tensor& hp, const
     }
   }
   Fp8Tensor out = cast_with_scale(hp, scale, fp8, recipe.saturate());
-  count_range_losses(state, hp, out, fp8);
+  record_cast(state, hp, out, fp8);
   return out;
 }
 
