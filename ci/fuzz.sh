@@ -21,8 +21,10 @@ mkdir -p "$FUZZ_DIR/bin"
 # C++20: torch 2.15's headers need it (std::bit_width, operator<=>), as its
 # CMake config says (cxx_std_20); the older torches of the window build with it too.
 FLAGS=(-std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-       -I "$ROOT/harness" -isystem "$TORCH/include" -isystem "$TORCH/include/torch/csrc/api/include"
-       -DAMPBENCH_SOURCE_DIR="\"$ROOT\"" -DAMPBENCH_DEFAULT_PYTHON="\"$PY\"" -DAMPBENCH_COMPILER="\"clang\"")
+       -I "$ROOT/harness" -isystem "$TORCH/include" -isystem "$TORCH/include/torch/csrc/api/include")
+# Only core/build_info.cpp reads where the clone is; the other objects stay
+# the same in every clone, so ccache serves them to a fresh one.
+BUILD_INFO=(-DAMPBENCH_SOURCE_DIR="\"$ROOT\"" -DAMPBENCH_DEFAULT_PYTHON="\"$PY\"" -DAMPBENCH_COMPILER="\"clang\"")
 # core/json.h checks every translation unit against the nlohmann/json CMake
 # configured; here the one this compiler finds is the configured one.
 json_version() {
@@ -39,22 +41,31 @@ TORCH_LIBS=(-L "$TORCH/lib" -ltorch_cpu -lc10 -Wl,-rpath,"$TORCH/lib")
 H="$ROOT/harness"
 
 # Each source compiled alone (through ccache when present, so CI's short
-# run rebuilds nothing), then linked: build NAME SOURCES-AND-LINK-FLAGS...
+# run rebuilds nothing), JOBS at a time: under the sanitizers a model file
+# takes 15-20 s, and one at a time the fuzz build was most of CI's fuzz stage.
 CCACHE=(); command -v ccache >/dev/null && CCACHE=(ccache)
 export CCACHE_BASEDIR="$ROOT" CCACHE_NOHASHDIR=1
-build() {
-  local name="$1" arg obj objs=() libs=(); shift
-  echo "fuzz: building $name" >&2
+JOBS="${AMPBENCH_FUZZ_JOBS:-$(nproc)}"
+# Named by path: gate/results_file.cpp and results/results_file.cpp differ.
+object() { echo "$FUZZ_DIR/obj/$(echo "${1#"$ROOT"/}" | tr '/' '_' | sed 's/\.cpp$//').o"; }
+compile() {
+  local src pid pids=() failed=0
   mkdir -p "$FUZZ_DIR/obj"
+  for src in "$@"; do
+    while (($(jobs -rp | wc -l) >= JOBS)); do wait -n || true; done
+    local own=(); [[ "$src" == */core/build_info.cpp ]] && own=("${BUILD_INFO[@]}")
+    "${CCACHE[@]}" "$CXX" "${FLAGS[@]}" "${own[@]}" -c "$src" -o "$(object "$src")" &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+  return $failed
+}
+# link NAME SOURCES-AND-LINK-FLAGS...: the sources' objects, compiled above.
+link() {
+  local name="$1" arg objs=() libs=(); shift
+  echo "fuzz: linking $name" >&2
   for arg in "$@"; do
-    if [[ "$arg" == *.cpp ]]; then
-      # Named by path: gate/results_file.cpp and results/results_file.cpp differ.
-      obj="$FUZZ_DIR/obj/$(echo "${arg#"$ROOT"/}" | tr '/' '_' | sed 's/\.cpp$//').o"
-      "${CCACHE[@]}" "$CXX" "${FLAGS[@]}" -c "$arg" -o "$obj"
-      objs+=("$obj")
-    else
-      libs+=("$arg")
-    fi
+    if [[ "$arg" == *.cpp ]]; then objs+=("$(object "$arg")"); else libs+=("$arg"); fi
   done
   "$CXX" "${FLAGS[@]}" "${objs[@]}" "${libs[@]}" -o "$FUZZ_DIR/bin/$name"
 }
@@ -67,16 +78,22 @@ MODELS=("$H/models/model_family.cpp" "$H/models/model.cpp" "$H/models/flops.cpp"
         "$H/models/linear_stack.cpp" "$H/models/scripted.cpp" "$H/models/linear.cpp"
         "$H/fp8/fp8_linear.cpp" "$H/fp8/delayed_scaling.cpp" "$H/fp8/fp8_cast.cpp" "$H/fp8/fp8_recipe.cpp"
         "$H/fp8/conversion.cpp")
-build fuzz_suite "$H/fuzz/fuzz_suite.cpp" "$H/suite/suite.cpp" "$H/suite/case_reader.cpp" "$H/suite/case_list.cpp" \
+SUITE=("$H/fuzz/fuzz_suite.cpp" "$H/suite/suite.cpp" "$H/suite/case_reader.cpp" "$H/suite/case_list.cpp" \
   "$H/suite/suite_sections.cpp" "$H/suite/memory_estimate.cpp" "$H/amp/autocast_guard.cpp" \
   "$H/suite/scripted_models.cpp" "$H/suite/training_options.cpp" "$H/suite/fp8_plans.cpp" "$H/spec/loss.cpp" \
   "$H/spec/fp8_settings.cpp" \
   "$H/core/precision.cpp" "$H/core/build_info.cpp" "$H/io/json_file.cpp" "$H/optim/impl.cpp" "$H/spec/control.cpp" \
-  "$H/spec/workload_traits.cpp" "${MODELS[@]}" "${TORCH_LIBS[@]}"
-build fuzz_results "$H/fuzz/fuzz_results.cpp" "$H/gate/results_file.cpp" "$H/results/results_file.cpp" \
-  "$H/results/json_fields.cpp" "$H/io/json_file.cpp"
-build fuzz_filter "$H/fuzz/fuzz_filter.cpp" "$H/runner/case_filter.cpp" "$H/core/precision.cpp" "$H/optim/impl.cpp" \
-  "$H/spec/control.cpp" "$H/spec/workload_traits.cpp" -lre2 "${C10[@]}"
+  "$H/spec/workload_traits.cpp" "${MODELS[@]}" "${TORCH_LIBS[@]}")
+RESULTS=("$H/fuzz/fuzz_results.cpp" "$H/gate/results_file.cpp" "$H/results/results_file.cpp" \
+  "$H/results/json_fields.cpp" "$H/io/json_file.cpp")
+FILTER=("$H/fuzz/fuzz_filter.cpp" "$H/runner/case_filter.cpp" "$H/core/precision.cpp" "$H/optim/impl.cpp" \
+  "$H/spec/control.cpp" "$H/spec/workload_traits.cpp" -lre2 "${C10[@]}")
+echo "fuzz: building the 3 targets, $JOBS compiles at a time" >&2
+mapfile -t SOURCES < <(printf '%s\n' "${SUITE[@]}" "${RESULTS[@]}" "${FILTER[@]}" | grep '\.cpp$' | sort -u)
+compile "${SOURCES[@]}" || { echo "fuzz: error: a source did not compile (above)" >&2; exit 1; }
+link fuzz_suite "${SUITE[@]}"
+link fuzz_results "${RESULTS[@]}"
+link fuzz_filter "${FILTER[@]}"
 
 # Seed corpora: the real suites, real and sample results, typical filters.
 seed() { mkdir -p "$FUZZ_DIR/$1/seeds" "$FUZZ_DIR/$1/corpus"; }

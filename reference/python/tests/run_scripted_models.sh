@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run_scripted_models.sh BUILD_DIR OUTDIR
+# run_scripted_models.sh BUILD_DIR OUTDIR [MODEL]
 #
 # Bring your own model, end to end, as docs/your-model.md tells a user to:
 # exports three user-style modules with `python -m reference.export` (a
@@ -9,15 +9,19 @@
 # through the suite the export wrote, in fp16, O2 and bf16 with its negative
 # controls, and cross-checks every dumped case against the same file replayed
 # by the Python oracle (run_crosscheck.sh). Every case must conform, every
-# control be caught, every replay agree.
+# control be caught, every replay agree. MODEL (resnet18, tokattn or twoin)
+# does one of the three: they are independent, and CTest runs them side by
+# side (ResNet-18 alone takes most of the time).
 #
-# Exit: 0 all three hold; 1 a case does not conform, a control is missed or
-# a replay disagrees; 2 the export or the run could not be done.
+# Exit: 0 all hold; 1 a case does not conform, a control is missed or
+# a replay disagrees; 2 bad arguments, or the export or the run could not be done.
 set -uo pipefail
-if [[ $# -ne 2 ]]; then
-  echo "usage: $0 BUILD_DIR OUTDIR" >&2
+MODELS=(resnet18 tokattn twoin)
+if [[ $# -lt 2 || $# -gt 3 ]] || [[ $# -eq 3 && ! " ${MODELS[*]} " =~ " $3 " ]]; then
+  echo "usage: $0 BUILD_DIR OUTDIR [$(IFS='|'; echo "${MODELS[*]}")]" >&2
   exit 2
 fi
+[[ $# -eq 3 ]] && MODELS=("$3")
 BUILD="$(cd "$1" && pwd)"
 OUT="$2"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
@@ -40,18 +44,21 @@ export_model() {
     exit 2
   fi
 }
-export_model torchvision.models:resnet18 --kwargs '{"num_classes": 10}' --input 3,32,32 --batch 8 \
-  --matrix quick --out "$OUT/resnet18.pt"
-# ResNet-18 (11M parameters) at 6 steps instead of the quick suite's 8: one
-# thread on each side (the cross-check's rule) makes every step count.
-"$PY" - "$OUT/resnet18.suite.json" <<'PY' || exit 2
+export_resnet18() {
+  export_model torchvision.models:resnet18 --kwargs '{"num_classes": 10}' --input 3,32,32 --batch 8 \
+    --matrix quick --out "$OUT/resnet18.pt"
+  # ResNet-18 (11M parameters) at 6 steps instead of the quick suite's 8: one
+  # thread on each side (the cross-check's rule) makes every step count.
+  "$PY" - "$OUT/resnet18.suite.json" <<'PY' || exit 2
 import json, sys
 doc = json.load(open(sys.argv[1]))
 doc["defaults"]["steps"] = 6
 json.dump(doc, open(sys.argv[1], "w"), indent=2)
 PY
-export_model reference.testmodels:TokenAttention --tokens 12 --vocab 100 --out "$OUT/tokattn.pt"
-export_model reference.testmodels:TwoInputs --input 3,8,8 --input 10 --out "$OUT/twoin.pt"
+}
+export_tokattn() { export_model reference.testmodels:TokenAttention --tokens 12 --vocab 100 --out "$OUT/tokattn.pt"; }
+export_twoin() { export_model reference.testmodels:TwoInputs --input 3,8,8 --input 10 --out "$OUT/twoin.pt"; }
+for model in "${MODELS[@]}"; do "export_$model"; done
 
 # Smoke-sized selections: ResNet-18 (11M parameters, one thread) runs its
 # quick suite's plain cases in fp16, O2 and bf16 and its two SGD controls;
@@ -65,7 +72,7 @@ declare -A FILTER=(
   [twoin]='workload=plain|clip|accumulation|penalty|multi'
 )
 status=0
-for model in resnet18 tokattn twoin; do
+for model in "${MODELS[@]}"; do
   echo "run_scripted_models: $model" >&2
   AMPBENCH_CROSSCHECK_SUITE="$OUT/$model.suite.json" AMPBENCH_CROSSCHECK_FILTER="${FILTER[$model]}" \
     AMPBENCH_CROSSCHECK_REQUIRE_CONFORMING=1 \
@@ -75,7 +82,8 @@ for model in resnet18 tokattn twoin; do
   if [[ $rc -eq 2 ]]; then exit 2; fi
   if [[ $rc -ne 0 ]]; then status=1; fi
 done
-for model in tokattn twoin; do
+for model in "${MODELS[@]}"; do
+  [[ $model == resnet18 ]] && continue
   echo "run_scripted_models: $model under DDP (2 ranks)" >&2
   "$BUILD/ampbench" run --suite "$OUT/$model.suite.json" --device cpu --no-report --no-throughput \
     --filter 'workload=ddp' --out "$OUT/$model-ddp" >"$OUT/$model-ddp.log" 2>&1

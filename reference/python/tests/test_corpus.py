@@ -18,11 +18,7 @@ def test_bad_arguments_exit_2_and_touch_nothing(tmp_path, capsys):
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "keep.txt").write_text("a user's file")
-    build = tmp_path / "b"
-    build.mkdir()
-    (build / "ampbench").write_text("#!/bin/sh\n")
-    (build / "ampbench").chmod(0o755)
-    assert corpus.main([str(build), str(mine), "--models", "gpt2"]) == 2
+    assert corpus.main([str(_fake_build(tmp_path)), str(mine), "--models", "gpt2"]) == 2
     assert "not made by reference.corpus" in capsys.readouterr().err
     assert (mine / "keep.txt").read_text() == "a user's file"
 
@@ -46,3 +42,43 @@ def test_a_transformers_model_gives_logits_with_its_default_dropout(factory, out
             assert getattr(config, key) == getattr(defaults, key), key
     if factory != "llama":
         assert any(isinstance(m, nn.Dropout) and m.p > 0 for m in module.modules())
+
+
+def _fake_build(tmp_path):
+    build = tmp_path / "b"
+    build.mkdir()
+    (build / "ampbench").write_text("#!/bin/sh\n")
+    (build / "ampbench").chmod(0o755)
+    return build
+
+
+def test_jobs_write_the_table_in_the_corpus_order_and_keep_finished_rows(tmp_path, monkeypatch, capsys):
+    """Side by side, rows finish in any order; the table keeps the corpus's,
+    a model that does not conform makes exit 1, one that cannot run exit 2
+    without losing the others' rows."""
+    import threading
+    import time as _time
+    first_may_finish = threading.Event()
+
+    def fake_row(name, build, out, steps, batch, py):
+        if name == "gpt2":  # finishes last although it started first
+            first_may_finish.wait(5)
+        else:
+            _time.sleep(0.05)
+            first_may_finish.set()
+        if name == "llama":
+            raise RuntimeError("llama: the export failed (exit 1): boom")
+        return f"| {name} |", name != "bert"
+
+    monkeypatch.setattr(corpus, "row", fake_row)
+    build = _fake_build(tmp_path)
+    assert corpus.main([str(build), str(tmp_path / "a"), "--models", "gpt2,vit", "--jobs", "2"]) == 0
+    assert (tmp_path / "a" / "corpus.md").read_text().splitlines()[2:] == ["| gpt2 |", "| vit |"]
+    first_may_finish.clear()
+    assert corpus.main([str(build), str(tmp_path / "b1"), "--models", "gpt2,bert", "--jobs", "2"]) == 1
+    first_may_finish.clear()
+    assert corpus.main([str(build), str(tmp_path / "c"), "--models", "gpt2,llama,vit", "--jobs", "2"]) == 2
+    assert "llama: the export failed" in capsys.readouterr().err
+    assert (tmp_path / "c" / "corpus.md").read_text().splitlines()[2:] == ["| gpt2 |", "| vit |"]
+    assert corpus.main([str(build), str(tmp_path / "d"), "--jobs", "0"]) == 2
+    assert "--jobs positive" in capsys.readouterr().err
