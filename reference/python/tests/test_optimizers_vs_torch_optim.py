@@ -152,3 +152,25 @@ def test_a_wrong_update_is_far_outside_the_bound():
     assert max_ulps(sgd_with_zero_buffers(undamped), torch_optim("sgd", undamped, (), foreach=False)) <= ULPS
     adam = {"betas": [0.9, 0.999], "eps": 1e-8, "weight_decay": 0.01, "amsgrad": False}
     assert max_ulps(torch_optim("adamw", adam, (), foreach=False), torch_optim("adam", adam, (), foreach=False)) > 1000
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c[0] in ("adam", "adamw") and not c[2]], ids=case_id)
+def test_the_oracle_replays_libtorchs_loop_adam_bit_for_bit(case, probe_results):
+    """The oracle's optimizer for a loop Adam or AdamW case
+    (training_state.make_optimizer) is LibTorch's own rounding, not
+    torch.optim's, which is a few ulps away: the cross-check's tolerance
+    would not tell the two apart on short runs, this does."""
+    from types import SimpleNamespace
+
+    from reference.python.training_state import make_optimizer
+    kind, settings, _ = case
+    kwargs = dict(settings, betas=tuple(settings["betas"]))
+    spec = SimpleNamespace(optimizer=kind, optimizer_impl="loop", lr=LR[kind], optimizer_kwargs=lambda: kwargs)
+    params = [p.clone().requires_grad_(True) for p in initial_params()]
+    opt = make_optimizer(spec, params)
+    for t in range(STEPS):
+        for p, g in zip(params, grads_at(t)):
+            p.grad = g
+        opt.step()
+    for i, (ours, libtorch) in enumerate(zip(params, probe_results[(case_id(case), "loop")])):
+        assert torch.equal(ours.detach(), libtorch), f"parameter {i}: {max_ulps([ours.detach()], [libtorch]):.2f} ulp"
