@@ -12,9 +12,10 @@ and timm models without weights, transformers models built from configs
 Prints one Markdown row per model (model, cases, verdict, cross-check) as
 each finishes and writes OUT/corpus.md in the corpus's order. --jobs runs
 that many models side by side: each run and replay is one thread on each
-side, so a 2-core machine does the corpus in about 20 minutes with --jobs 2. Exit: 0 every model conforms (unsupported precisions
-left out with PyTorch's reason) and every replay agrees; 1 one does not;
-2 bad arguments (OUT must be new, empty or a previous corpus run's), or an
+side, so --jobs 2 is what a 2-core machine can do (about 20 minutes for the
+corpus). Exit: 0 every model conforms (unsupported precisions left out
+with PyTorch's reason) and every replay agrees; 1 one does not; 2 bad
+arguments (OUT must be new, empty or a previous corpus run's), or an
 export or a run that could not be done."""
 
 from __future__ import annotations
@@ -139,18 +140,20 @@ def main(argv=None) -> int:
 
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         futures = {name: pool.submit(one, name) for name in names}
-    failed = [f.exception() for f in futures.values() if f.exception() is not None]
-    for e in failed:
-        if not isinstance(e, RuntimeError):
+    rows, ok, errors = ["| model | cases | verdict | C++ against the same file in Python |", "|---|---|---|---|"], True, 0
+    for name, future in futures.items():  # the corpus's order, whatever order they finished in
+        e = future.exception()
+        if e is None:
+            line, good = future.result()
+            rows.append(line)
+            ok &= good
+        elif isinstance(e, RuntimeError):
+            print(f"reference.corpus: error: {e}", file=sys.stderr)
+            errors += 1
+        else:
             raise e
-        print(f"reference.corpus: error: {e}", file=sys.stderr)
-    done = {n: f.result() for n, f in futures.items() if f.exception() is None}
-    rows = ["| model | cases | verdict | C++ against the same file in Python |", "|---|---|---|---|"]
-    (out / "corpus.md").write_text("\n".join(rows + [done[n][0] for n in names if n in done]) + "\n")
-    if failed:
-        return 2
-    return 0 if all(good for _, good in done.values()) else 1
-
+    (out / "corpus.md").write_text("\n".join(rows) + "\n")
+    return 2 if errors else 0 if ok else 1
 
 if __name__ == "__main__":
     sys.exit(main())
