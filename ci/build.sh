@@ -2,7 +2,7 @@
 # Configure and build into build/ against the venv's LibTorch. Quiet when
 # nothing changed (AMPBENCH_QUIET=1).
 #
-#   ci/build.sh                 everything (tests, benchmarks; ci/fuzz.sh builds the fuzzers)
+#   ci/build.sh                 everything (tests, benchmarks, the fuzz targets under clang)
 #   ci/build.sh ampbench        the CLI and what it links, nothing else
 #   AMPBENCH_WITH_CUDA=ON|OFF   compile the CUDA code and kernels/ (default: as
 #                               the build folder was configured; a new one

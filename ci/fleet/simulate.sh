@@ -10,7 +10,7 @@
 # Environment: MACHINES (16), SLOW (machine index given --inject-slowdown
 # SLOWDOWN, default 1.0 = half speed; "" for none), BITFLIP (machine index
 # given --inject-bitflip BITFLIP_STEP, default step 2; "" for none),
-# SUITE (ci/fleet/fleet-sim.json: 3 small mlp cases), FILTER (all of them),
+# SUITE (ci/fleet/fleet-sim.json: 2 small mlp cases), FILTER (all of them),
 # FLEET_ARGS (to reports.fleet).
 # The machines run one after another so that each is timed alone: 2 cores
 # shared by concurrent runs would make every machine an outlier.

@@ -79,15 +79,20 @@ def check(root: Path, case_filter: str | None = None, device: str | None = None,
                 continue
             with ieee_fp32():  # the float32 math the C++ case ran with
                 run = replay(case, device=_replay_device(case.spec.device, device))
-            with ieee_fp32():
-                relaxed, coupled = envelope(case, run, nograd_relaxations(case),
-                                            _replay_device(case.spec.device, device))
+            tol = TOLERANCES[case.spec.precision]
+            rep = compare_runs(case.spec.id, case.spec.precision, run, case.cpp, tol)
+            # The envelope (elements without a true gradient, their redrawn
+            # noise) only excuses differences: a bitwise replay needs none, and
+            # skips its float64 probes and redraw replays, two thirds of the time.
+            if not rep.exact:
+                with ieee_fp32():
+                    relaxed, coupled = envelope(case, run, nograd_relaxations(case),
+                                                _replay_device(case.spec.device, device))
+                rep = compare_runs(case.spec.id, case.spec.precision, run, case.cpp, tol, relaxed, coupled)
         except DumpError as e:
             unusable.append(folder.name)
             print(f"UNUSABLE {folder.name}: {e}", file=out)
             continue
-        tol = TOLERANCES[case.spec.precision]
-        rep = compare_runs(case.spec.id, case.spec.precision, run, case.cpp, tol, relaxed, coupled)
         reports.append(rep)
         print(rep.summary(tol), file=out)
         if not rep.ok:

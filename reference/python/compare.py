@@ -134,6 +134,12 @@ class CaseReport:
     def ok(self) -> bool:
         return not self.mismatches
 
+    @property
+    def exact(self) -> bool:
+        """Every compared value equal on both sides: no loss, scale, skip or
+        tensor element differs (a deviation of 0 is a difference of 0)."""
+        return self.ok and self.max_loss_rel == 0.0 and self.max_tensor_dev == 0.0
+
     def summary(self, tol: Tolerance) -> str:
         verdict = "ok      " if self.ok else "MISMATCH"
         skips = ",".join(str(s) for s in self.skipped_steps) or "-"
@@ -145,6 +151,8 @@ class CaseReport:
                      + "; their optimizer state not compared")
         if self.widened:
             line += f"; passing by the coupling allowance only: {', '.join(self.widened)}"
+        if self.exact:
+            line += "  bitwise"
         return line
 
 

@@ -40,6 +40,27 @@ def test_identical_runs_agree(precision):
     assert rep.tensors == 5
 
 
+@pytest.mark.parametrize("where", ["loss", "final", "optimizer_state"])
+def test_exact_means_no_value_differs_by_even_one_ulp(where):
+    """What lets check.py skip the no-gradient envelope: a report is exact
+    only when nothing differs at all, even by a difference far inside the
+    tolerance."""
+    cpp = make_run()
+    assert check(copy.deepcopy(cpp), cpp).exact
+    py = copy.deepcopy(cpp)
+    if where == "loss":
+        py.loss[3] = math.nextafter(py.loss[3], 10.0)
+    elif where == "final":
+        w = py.final[0]["fc1.weight"]
+        w[2, 1] = torch.nextafter(w[2, 1], torch.tensor(10.0))
+    else:
+        b = py.optimizer_state[1][1]
+        b[5] = torch.nextafter(b[5], torch.tensor(10.0))
+    rep = check(py, cpp)
+    assert rep.ok and not rep.exact, (rep.mismatches, rep.max_loss_rel, rep.max_tensor_dev)
+    assert not rep.summary(TOLERANCES["fp32"]).endswith("bitwise")
+
+
 def test_scale_must_match_exactly_and_names_the_step():
     # Growth one step late: 65536 -> 131072 at step 3 in C++, at step 4 in Python.
     cpp = make_run(scale=[65536.0] * 3 + [131072.0] * 3)
