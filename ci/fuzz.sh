@@ -27,7 +27,7 @@ PY="${AMPBENCH_PYTHON:-$VENV/bin/python}"
 FUZZ_DIR="${AMPBENCH_FUZZ_DIR:-$BUILD/fuzz}"
 
 not_clang() {
-  echo "fuzz: error: $BUILD has no fuzz targets: they need a clang build ($BUILD is configured with" \
+  echo "fuzz: error: $BUILD has no fuzz targets: they need a clang build with its libFuzzer ($BUILD is configured with" \
        "$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$BUILD/CMakeCache.txt" 2>/dev/null || echo nothing);" \
        "ci/bootstrap.sh installs clang, and a new build folder picks it)" >&2
   exit 2

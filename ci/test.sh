@@ -16,7 +16,7 @@ AMPBENCH_WITH_CUDA=ON "$ROOT/ci/build.sh"
 # The fuzz run is part of the suite: a build without the fuzz targets (not
 # clang) would pass without it.
 fuzz_tests="$(ctest --test-dir "$ROOT/build" -N -R '^fuzz\.' | grep -cE '^ *Test +#[0-9]+: fuzz\.' || true)"
-[[ "$fuzz_tests" == 3 ]] || { echo "test: error: the build has no fuzz targets (its compiler is not clang; ci/bootstrap.sh installs it)" >&2; exit 1; }
+[[ "$fuzz_tests" == 3 ]] || { echo "test: error: the build has no fuzz targets (its compiler is not clang, or that clang links no libFuzzer; ci/bootstrap.sh installs clang)" >&2; exit 1; }
 
 echo "== ctest" >&2
 ctest --test-dir "$ROOT/build" --output-on-failure -j 2 --timeout 600
