@@ -23,7 +23,8 @@ APT_PACKAGES=(
   build-essential cmake ninja-build ccache git
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
   python3-venv procps  # procps: pgrep, used by the rank-failure test to find orphan ranks
-  clang  # the compiler CMakeLists.txt prefers (docs/build-times.md, "Compilers"); ci/fuzz.sh: libFuzzer with ASan + UBSan
+  clang  # the compiler CMakeLists.txt prefers (docs/build-times.md, "Compilers")
+  libclang-rt-dev  # clang's libFuzzer and sanitizer runtimes (the fuzz targets; only a Recommends of clang)
   libre2-dev  # --filter: linear-time regular expressions (harness/runner/case_filter.h)
   libgloo-dev  # headers only: torch's ProcessGroupGloo.hpp includes them (harness/distributed)
   chromium chromium-driver  # reports/tests/test_browser.py: the report opened in headless Chromium
