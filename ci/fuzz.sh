@@ -26,7 +26,7 @@ source "$ROOT/ci/torch-env.sh"  # VENV, BUILD
 PY="${AMPBENCH_PYTHON:-$VENV/bin/python}"
 FUZZ_DIR="${AMPBENCH_FUZZ_DIR:-$BUILD/fuzz}"
 
-not_clang() {
+no_fuzz_targets() {
   echo "fuzz: error: $BUILD has no fuzz targets: they need a clang build with its libFuzzer ($BUILD is configured with" \
        "$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$BUILD/CMakeCache.txt" 2>/dev/null || echo nothing);" \
        "ci/bootstrap.sh installs clang, and a new build folder picks it)" >&2
@@ -34,10 +34,10 @@ not_clang() {
 }
 if ((BUILD_FIRST)); then
   # A folder configured with GCC has no such targets for ninja to build.
-  [[ ! -f "$BUILD/build.ninja" ]] || grep -q "^build fuzz/bin/fuzz_suite:" "$BUILD/build.ninja" || not_clang
+  [[ ! -f "$BUILD/build.ninja" ]] || grep -q "^build fuzz/bin/fuzz_suite:" "$BUILD/build.ninja" || no_fuzz_targets
   "$ROOT/ci/build.sh" "${TARGETS[@]}"
 fi
-for t in "${TARGETS[@]}"; do [[ -x "$BUILD/fuzz/bin/$t" ]] || not_clang; done
+for t in "${TARGETS[@]}"; do [[ -x "$BUILD/fuzz/bin/$t" ]] || no_fuzz_targets; done
 
 # Seed corpora: the real suites, real and sample results, typical filters.
 # Each target seeds its own folders, so the CTests can run side by side.

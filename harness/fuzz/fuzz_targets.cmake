@@ -9,6 +9,22 @@
 # ci/fuzz.sh runs them (CTests fuzz.<target>: 10 s each; the long run by hand).
 set(ampbench_fuzz_sanitizers -fsanitize=address,undefined -fno-sanitize-recover=undefined)
 
+# A clang without its compiler-rt (a machine's own clang) would fail the whole
+# build at the link: try it first, and leave the targets out if it fails.
+include(CheckCXXSourceCompiles)
+list(JOIN ampbench_fuzz_sanitizers " " CMAKE_REQUIRED_FLAGS)
+string(PREPEND CMAKE_REQUIRED_FLAGS "-fsanitize=fuzzer ")
+check_cxx_source_compiles([[
+  #include <cstddef>
+  #include <cstdint>
+  extern "C" int LLVMFuzzerTestOneInput(const uint8_t*, size_t) { return 0; }
+]] AMPBENCH_HAVE_LIBFUZZER)
+unset(CMAKE_REQUIRED_FLAGS)
+if(NOT AMPBENCH_HAVE_LIBFUZZER)
+  message(STATUS "clang links no libFuzzer here: no fuzz targets (ci/fuzz.sh and ci/test.sh say so)")
+  return()
+endif()
+
 # ampbench_fuzz_target(NAME SOURCES ... LINK ...)
 function(ampbench_fuzz_target name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "SOURCES;LINK")
