@@ -1,8 +1,10 @@
 """python -m reference.export MODULE:FACTORY --input SHAPE --out FILE.pt
 
 Turns a Python module into the file a suite names under "models" (a
-TorchScript module: torch.jit.script, falling back to torch.jit.trace with a
-warning) and writes a runnable suite beside it (FILE.suite.json): the
+TorchScript module: torch.jit.script, or torch.jit.trace when the scripted
+file cannot be made, saved, run or trained like the module; the output and
+the suite's description say which) and writes a runnable suite beside it
+(FILE.suite.json): the
 single-process workloads in fp32, fp16, bf16 and O2 with SGD and AdamW,
 resume, DDP and every negative control that applies, or with --matrix quick
 plain and accumulation with SGD and two controls.  See docs/your-model.md.
@@ -10,8 +12,12 @@ plain and accumulation with SGD and two controls.  See docs/your-model.md.
     python -m reference.export torchvision.models:resnet18 --input 3,64,64 \\
         --kwargs '{"num_classes": 10}' --out my-models/resnet18.pt
 
-Exit: 0 written; 2 bad arguments or a module that cannot be exported (the
-reason on stderr); nothing is written over an existing file.
+MODULE is a module on the path (package.module) or a Python file
+(path/to/model.py).
+
+Exit: 0 written; 2 bad arguments or a module that cannot be exported (one
+line on stderr: the reason and what to do); nothing is written over an
+existing file, and nothing is left behind by a failed export.
 """
 
 from __future__ import annotations
@@ -19,14 +25,18 @@ from __future__ import annotations
 import argparse
 import copy
 import importlib
+import importlib.util
 import json
+import os
+import re
 import sys
-import warnings
 from pathlib import Path
 
 import torch
 import torch.nn.functional as F
-from .export_checks import PRECISIONS, ExportError, forward_flops, model_name, precision_refusals, require_trainable
+from .export_checks import (PRECISIONS, ExportError, forward_flops, model_name, precision_refusals, pytorch_message,
+                            require_trainable, training_refusal)
+from .export_file import WAYS, best_file, place, temporary
 from .python import scripted
 
 WORKLOADS = ["plain", "clip_norm", "clip_value", "accumulation", "multi"]
@@ -56,18 +66,62 @@ def _shape(text: str) -> list[int]:
 
 
 def _factory(spec: str):
-    module_name, sep, attr = spec.partition(":")
+    module_name, sep, attr = spec.rpartition(":")
     if not sep or not module_name or not attr:
-        raise ExportError(f"{spec!r}: expected package.module:factory")
+        raise ExportError(f"{spec!r}: expected package.module:factory or path/to/file.py:factory")
     try:
-        obj = importlib.import_module(module_name)
+        obj = _import(module_name)
         for part in attr.split("."):
             obj = getattr(obj, part)
     except (ImportError, AttributeError) as e:
         raise ExportError(f"{spec}: {e}") from None
+    except Exception as e:  # noqa: BLE001 - the user's file fails as it is imported
+        raise ExportError(f"{spec}: importing {module_name} fails: {type(e).__name__}: {e}") from None
     if not callable(obj):
         raise ExportError(f"{spec}: not callable")
     return obj
+
+
+def _import(module_name: str):
+    """The module; a file, or a module whose name is not a dotted identifier
+    (`my model`), under a name that is one: TorchScript qualifies a class by
+    its module's name, and a file whose names hold a space fails to load."""
+    if module_name.endswith(".py"):
+        path = Path(module_name)
+        if not path.is_file():
+            raise ImportError(f"no such file: {path}")
+        sys.path.insert(0, str(path.parent.resolve()))  # its own imports, as `python path/to/file.py` has them
+        return _import_file(path, _identifier(path.stem))
+    parts = module_name.split(".")
+    if all(part.isidentifier() for part in parts):
+        return importlib.import_module(module_name)
+    spec = importlib.util.find_spec(module_name)
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        raise ImportError(f"No module named {module_name!r}")
+    return _import_file(Path(spec.origin), ".".join(_identifier(p) for p in parts))
+
+
+def _identifier(text: str) -> str:
+    name = re.sub(r"\W", "_", text)
+    return name if name.isidentifier() else f"_{name}"
+
+
+def _import_file(path: Path, name: str):
+    taken = sys.modules.get(name)
+    while taken is not None and getattr(taken, "__file__", None) != str(path.resolve()):
+        name += "_"
+        taken = sys.modules.get(name)
+    if taken is not None:
+        return taken
+    spec = importlib.util.spec_from_file_location(name, path.resolve())
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # torch.jit.script reads the source through it
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
 
 
 def _inputs(args) -> list[dict]:
@@ -86,19 +140,6 @@ def example(inputs: list[dict], batch: int, generator: torch.Generator) -> list[
     if inputs[0]["kind"] == "tokens":
         return [torch.randint(1, inputs[0]["vocab"], [batch, *inputs[0]["shape"]], generator=generator)]
     return [torch.randn([batch, *spec["shape"]], generator=generator) for spec in inputs]
-
-
-def to_torchscript(module: torch.nn.Module, args: list[torch.Tensor]) -> tuple[torch.jit.ScriptModule, str]:
-    try:
-        return torch.jit.script(module), "script"
-    except Exception as e:  # noqa: BLE001 - any scripting failure falls back to tracing
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        warnings.warn(f"torch.jit.script failed ({first}); tracing instead: control flow that depends on the "
-                      f"input is frozen to this example's path", stacklevel=2)
-    try:
-        return torch.jit.trace(module, tuple(args), check_trace=False), "trace"
-    except Exception as e:  # noqa: BLE001
-        raise ExportError(f"neither torch.jit.script nor torch.jit.trace can export it: {e}") from None
 
 
 def second_order_works(module: torch.nn.Module, args: list[torch.Tensor], target: str) -> bool:
@@ -194,56 +235,119 @@ def export(args) -> tuple[Path, Path]:
     if notice:
         print(f"reference.export: {notice}", file=sys.stderr)
     inputs = _inputs(args)
+    module = _module(args)
+    xs = example(inputs, 2, torch.Generator().manual_seed(args.seed))
+    target, out_shape = _eager_output(module, xs, inputs)
+    created = [d for d in [out.parent, *out.parent.parents] if not d.exists()]
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ExportError(f"--out {out}: cannot create its folder ({e.strerror}): choose another --out") from None
+    if not os.access(out.parent, os.W_OK | os.X_OK):
+        raise ExportError(f"--out {out}: its folder is not writable: choose another --out")
+    try:
+        pt, how, left_out = best_file(module, xs, out, lambda path: _file_checks(module, path, inputs, xs, target,
+                                                                                  out_shape))
+        try:
+            suite = _suite(args, name, out, module, inputs, xs, target, out_shape, how, left_out)
+            place([(pt, out), (_written(snippet, json.dumps(suite, indent=2) + "\n"), snippet)])
+        finally:
+            pt.unlink(missing_ok=True)  # gone already once renamed into place
+    except BaseException:
+        for d in created:  # innermost first; only what this export made, and only if still empty
+            if d.is_dir() and not any(d.iterdir()):
+                d.rmdir()
+        raise
+    print(f"wrote {out} ({WAYS[how]}) and {snippet}")
+    return out, snippet
+
+
+def _written(path: Path, text: str) -> Path:
+    """`text` in a temporary file beside `path`, for place() to rename."""
+    tmp = temporary(path)
+    try:
+        tmp.write_text(text)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise ExportError(f"cannot write {path}: {e.strerror or e}: free some space or choose another --out") from None
+    return tmp
+
+
+def _module(args) -> torch.nn.Module:
     torch.manual_seed(args.seed)
     try:
-        module = _factory(args.factory)(**json.loads(args.kwargs))
+        kwargs = json.loads(args.kwargs)
     except json.JSONDecodeError as e:
         raise ExportError(f"--kwargs: not JSON: {e}") from None
+    factory = _factory(args.factory)
+    if not isinstance(kwargs, dict):
+        raise ExportError(f"--kwargs: expected a JSON object, got {args.kwargs!r}")
+    try:
+        module = factory(**kwargs)
+    except Exception as e:  # noqa: BLE001 - the user's constructor refuses its arguments
+        raise ExportError(f"{args.factory}(**{args.kwargs}) fails: {type(e).__name__}: {e}") from None
     if not isinstance(module, torch.nn.Module):
         raise ExportError(f"{args.factory} returned {type(module).__name__}, not a torch.nn.Module")
     require_trainable(module)
     module.train()
-    gen = torch.Generator().manual_seed(args.seed)
-    xs = example(inputs, 2, gen)
-    ts, how = to_torchscript(module, xs)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    ts.save(str(out))
+    return module
+
+
+def _eager_output(module: torch.nn.Module, xs: list, inputs: list[dict]) -> tuple[str, list[int]]:
+    """The loss's target kind and the output's shape, from the module itself
+    (on a copy: a forward in training mode moves BatchNorm's statistics)."""
     try:
-        suite = _checked_suite(args, name, out, module, inputs, xs)
-    except BaseException:
-        out.unlink()  # nothing half-made stays behind
-        raise
-    snippet.write_text(json.dumps(suite, indent=2) + "\n")
-    print(f"wrote {out} (torch.jit.{how}) and {snippet}")
-    return out, snippet
-
-
-def _checked_suite(args, name: str, out: Path, module: torch.nn.Module, inputs: list[dict], xs: list) -> dict:
-    """Loads the written file back as the harness will, checks its output,
-    and describes it in a suite."""
-    loaded = scripted.load({"path": str(out), "inputs": inputs})
-    with torch.jit.optimized_execution(False):
-        y = loaded(*xs)
+        with torch.no_grad():
+            y = copy.deepcopy(module)(*xs)
+    except Exception as e:  # noqa: BLE001
+        raise ExportError(f"the module's forward fails on a batch of 2 of the described inputs: "
+                          f"{pytorch_message(e)}") from None
     if not isinstance(y, torch.Tensor) or not y.is_floating_point():
         raise ExportError("the forward must return one floating tensor (the logits)")
     target = "next_token" if inputs[0]["kind"] == "tokens" and y.dim() == 3 else "class"
     if y.dim() != (3 if target == "next_token" else 2):
         raise ExportError(f"the forward returned shape {list(y.shape)} for a batch of 2: expected [batch, classes] "
                           f"(or [batch, seq, vocab] for token ids)")
-    flops, no_flops = forward_flops(module, xs)
-    left_out = precision_refusals(module, lambda: scripted.load({"path": str(out), "inputs": inputs}), xs, target)
+    return target, list(y.shape)
+
+
+def _file_checks(module: torch.nn.Module, path: Path, inputs: list[dict], xs: list, target: str,
+                 out_shape: list[int]) -> dict[str, str]:
+    """Loads the file as the harness will and holds it to the module: its
+    output, each precision's step, a few training steps. The precisions to
+    leave out (precision -> why); ExportError when the file cannot stand in
+    for the module."""
+    def load():
+        return scripted.load({"path": str(path), "inputs": inputs})
+    with torch.jit.optimized_execution(False):
+        y = load()(*xs)
+    if not isinstance(y, torch.Tensor) or list(y.shape) != out_shape:
+        got = list(y.shape) if isinstance(y, torch.Tensor) else type(y).__name__
+        raise ExportError(f"the file returns {got} where the module returns shape {out_shape}")
+    left_out = precision_refusals(module, load, xs, target)
+    training_refusal(module, load, xs, target)
+    return left_out
+
+
+def _suite(args, name: str, out: Path, module: torch.nn.Module, inputs: list[dict], xs: list, target: str,
+           out_shape: list[int], how: str, left_out: dict[str, str]) -> dict:
     for precision, why in left_out.items():
         print(f"reference.export: {precision} left out of the suite: {why}", file=sys.stderr)
+    try:
+        flops, no_flops = forward_flops(module, xs)
+    except Exception as e:  # noqa: BLE001 - a count that cannot be made is no reason to refuse the model
+        flops, no_flops = None, f"torch.utils.flop_counter fails on it: {pytorch_message(e)}"
     if no_flops:
         print(f"reference.export: no forward_flops (no MFU): {no_flops}", file=sys.stderr)
-    return suite_for(name, out, inputs, list(y.shape), args.batch, target, flops,
-                     second_order_works(module, xs, target), quick=args.matrix == "quick", left_out=left_out,
-                     no_flops=no_flops)
+    suite = suite_for(name, out, inputs, out_shape, args.batch, target, flops, second_order_works(module, xs, target),
+                      quick=args.matrix == "quick", left_out=left_out, no_flops=no_flops)
+    suite["description"] += f" The file was {WAYS[how]}."
+    return suite
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m reference.export", description=__doc__.splitlines()[0])
-    p.add_argument("factory", help="package.module:callable returning the torch.nn.Module")
+    p.add_argument("factory", help="package.module:callable or path/to/file.py:callable returning the torch.nn.Module")
     p.add_argument("--kwargs", default="{}", help="JSON object of keyword arguments for the factory")
     p.add_argument("--input", type=_shape, action="append", default=[],
                    help="one float input's per-sample shape, e.g. 3,64,64 (repeat for several inputs)")
@@ -260,7 +364,7 @@ def main(argv=None) -> int:
     try:
         export(args)
     except ExportError as e:
-        print(f"reference.export: error: {e}", file=sys.stderr)
+        print(f"reference.export: error: {' '.join(str(e).split())}", file=sys.stderr)  # one line, always
         return 2
     return 0
 

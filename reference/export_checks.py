@@ -18,6 +18,11 @@
   so are the controls that need it; one where the file diverges from the
   module (a trace that baked in float32 constants) is left out with the
   distance; fp32 diverging fails the export.
+* The training: a few SGD steps in fp32 on the module and on the file, the
+  same batches and dropout masks, must end with the same losses and
+  weights: a trace freezes each branch its example took, so a branch on a
+  weight that training flips runs like the module at the first step and
+  differently afterwards.
 """
 
 from __future__ import annotations
@@ -203,3 +208,40 @@ def precision_refusals(module: nn.Module, load_written, xs: list[torch.Tensor], 
     if "fp32" in out:
         raise ExportError(f"fp32: {out['fp32']}")
     return out
+
+
+TRAIN_STEPS = 3
+# Three steps of the same ops: a few roundings more than one step's 1e-5.
+TRAIN_TOLERANCE = 1e-4
+
+
+def _train(module: nn.Module, xs: list[torch.Tensor], target: str) -> torch.Tensor:
+    """The losses of TRAIN_STEPS SGD steps and the weights they end with, as
+    one float64 vector."""
+    module.train()
+    params = list({id(p): p for p in module.parameters() if p.requires_grad}.values())  # a tied weight once
+    opt = torch.optim.SGD(params, lr=0.1)
+    losses = []
+    for step in range(TRAIN_STEPS):
+        opt.zero_grad()
+        torch.manual_seed(step)  # the same dropout masks on both sides
+        with torch.jit.optimized_execution(False):
+            out = module(*xs)
+        logits = out.flatten(0, 1) if target == "next_token" else out
+        loss = F.cross_entropy(logits.float(), torch.arange(logits.shape[0]) % logits.shape[-1])
+        loss.backward()
+        opt.step()
+        losses.append(loss.detach().reshape(1))
+    return torch.cat(losses + [p.detach().reshape(-1) for p in params]).double()
+
+
+def training_refusal(module: nn.Module, load_written, xs: list[torch.Tensor], target: str) -> None:
+    """Raises ExportError when the written file does not train like the
+    module (see the module's docstring)."""
+    eager = _train(copy.deepcopy(module), xs, target)
+    mine = _train(load_written(), xs, target)
+    distance = _distance(mine, eager) if mine.shape == eager.shape else float("inf")
+    if not distance <= TRAIN_TOLERANCE:
+        raise ExportError(f"the file does not train like the module (relative distance {distance:.3g} of the losses "
+                          f"and weights after {TRAIN_STEPS} SGD steps, over {TRAIN_TOLERANCE:g}: control flow that "
+                          f"depends on the weights or inputs, frozen by a trace?)")
