@@ -15,7 +15,7 @@ fail() { echo "gate-ab-test: $*" >&2; exit 1; }
 
 rc=0
 AMPBENCH_AB_OUT="$OUT/slow" AMPBENCH_AB_CURRENT_ARGS="--inject-slowdown 1.0" \
-  AMPBENCH_AB_GATE_ARGS="--junit $OUT/gate.xml" \
+  AMPBENCH_AB_GATE_ARGS="--junit $OUT/gate.xml --rehearsal" \
   "$ROOT/ci/gate-ab.sh" "$BIN" "$BIN" 10 -- --suite calibration --device cpu --filter '^plain/mlp/fp32' --no-report \
   >"$OUT/slow.txt" 2>&1 || rc=$?
 cat "$OUT/slow.txt"
@@ -25,6 +25,13 @@ grep -q "REGRESSION: plain/mlp/fp32/sgd \[throughput\]" "$OUT/slow.txt" || fail 
 grep -q "<failure" "$OUT/gate.xml" || fail "AMPBENCH_AB_GATE_ARGS did not reach the gate"
 n=$(ls -d "$OUT"/slow/base-?? "$OUT"/slow/cur-?? | wc -l)
 [[ $n -eq 20 ]] || fail "expected 10 runs per side, found $n run folders"
+# The same runs without --rehearsal: a slowdown injected on purpose is no measurement.
+rc=0
+"$BIN" gate --paired --baseline "$OUT"/slow/base-??/results.json --current "$OUT"/slow/cur-??/results.json \
+  >/dev/null 2>"$OUT/unrehearsed.txt" || rc=$?
+[[ $rc -eq 2 ]] || fail "results made with --inject-slowdown gated without --rehearsal: exit $rc, expected 2"
+grep -q "was made with --inject-slowdown [0-9.]*, a test-only fault switch" "$OUT/unrehearsed.txt" \
+  || fail "the refusal does not name the switch: $(cat "$OUT/unrehearsed.txt")"
 
 expect2() {  # WHAT ARGS...: exit 2 and an error line
   local what="$1" rc=0; shift

@@ -14,7 +14,8 @@
 # matters). Environment:
 #   AMPBENCH_AB_OUT           where runs go (default results/ab-<UTC time>)
 #   AMPBENCH_AB_CURRENT_ARGS  extra run arguments for the current build only
-#                             (e.g. "--inject-slowdown 0.1" to see the gate fire)
+#                             (e.g. "--inject-slowdown 0.1" to see the gate fire,
+#                             with --rehearsal in AMPBENCH_AB_GATE_ARGS)
 #   AMPBENCH_AB_GATE_ARGS     extra gate arguments (--markdown F --junit F ...)
 # Exit status: the gate's (0 clean, 1 regression, 2 unusable input); 2 also
 # for bad usage or a run that wrote no results.

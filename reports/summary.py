@@ -16,7 +16,7 @@ from .anchors import case_link
 from .blocks import Bullets, Text
 from .ceilings import utilisation
 from .runs import group_by, precision_key, speedup
-from .tally import tally, tally_phrase
+from .tally import counts_phrase, stated_summary
 from .tables import DASH, make_table, fmt_percent, fmt_rate, fmt_ratio
 
 HEADLINE_WORKLOAD = "plain"   # the plain training loop: what "samples/s of a model" means
@@ -42,7 +42,7 @@ def verdict_blocks(run, compact: bool = False) -> list:
     compact: one line per run, for a comparison whose summary must leave
     room for the headline; the run's own section has the details."""
     bad = [c for c in run.cases if c.conforms is False]
-    counts = tally_phrase(tally(run.cases))
+    counts = counts_phrase(run)
     if bad:
         line = Text((f"{run.tag}: NOT CONFORMING: {len(bad)} of {len(run.cases)} cases do not conform "
                      f"to their expectation: ", *_joined(run, [c.id for c in bad]),
@@ -70,11 +70,23 @@ def _teeth_short(run) -> str:
 
 
 def _teeth_margin(run):
-    """Mildest control caught by a bound over the conforming case nearest its bound."""
-    correct = [bound_ratio(c) for c in run.cases if c.expect is Expect.PASS and c.status is Status.PASS
+    """The teeth margin `ampbench run` printed and stated in results.json; a
+    run that states none gets it from its cases by the same rule."""
+    stated = stated_summary(run)
+    if stated is not None:
+        margin = (stated.get("teeth") or {}).get("margin")
+        return margin if isinstance(margin, (int, float)) else None
+    return teeth_margin_of(run.cases)
+
+
+def teeth_margin_of(cases):
+    """Mildest control caught by a bound over the conforming case nearest its
+    bound (SuiteRunSummary::teeth_margin): a control the scale audit caught is
+    caught by a rule, not a bound, whatever its distance."""
+    correct = [bound_ratio(c) for c in cases if c.expect is Expect.PASS and c.status is Status.PASS
                and bound_ratio(c) is not None]
-    caught = [bound_ratio(c) for c in run.cases if c.expect is Expect.FAIL and c.status is Status.FAIL
-              and (bound_ratio(c) or 0) > 1]
+    caught = [bound_ratio(c) for c in cases if c.expect is Expect.FAIL and c.status is Status.FAIL
+              and 1 < (bound_ratio(c) or 0) < math.inf and not (c.check and c.check.scale_audit_failed)]
     return min(caught) / max(correct) if caught and correct and max(correct) > 0 else None
 
 

@@ -13,7 +13,7 @@ from .blocks import Fold, Table
 from .ceilings import matmul_ceilings, utilisation
 from .anchors import case_anchor
 from .runs import ordered_unique, precision_key, speedup, verdict_text
-from .tally import tally, tally_phrase
+from .tally import counts_phrase
 
 ENV_ROWS = ("host", "os", "cpu_model", "cpu_cores", "device", "gpu_name",
             "compute_capability", "driver", "cuda_runtime", "cudnn", "nccl",
@@ -118,7 +118,7 @@ def run_warnings(run) -> list:
 
 
 def verdict_summary(run) -> list:
-    lines = [f"{len(run.cases)} cases: " + tally_phrase(tally(run.cases))]
+    lines = [f"{len(run.cases)} cases: " + counts_phrase(run)]
     lines.append(negative_control_line(run.cases))
     reported = [c for c in run.cases
                 if c.expect is Expect.REPORT and c.status in (Status.PASS, Status.FAIL)]

@@ -67,3 +67,18 @@ def tally_phrase(t: Tally) -> str:
         parts.append(_n(t.errors, "error", "errors"))
     parts.append(f"{t.skipped} skipped")
     return "; ".join(parts)
+
+
+def stated_summary(run) -> dict | None:
+    """The "summary" `ampbench run` wrote when the run finished (the counts
+    and teeth it printed, harness/session/suite_run.h), or None for a run
+    without one (unfinished, or made before runs stated it)."""
+    summary = run.results.raw.get("summary")
+    return summary if isinstance(summary, dict) else None
+
+
+def counts_phrase(run) -> str:
+    """The run's counts as its terminal printed them; a run that states none
+    is counted here by the same rule."""
+    line = (stated_summary(run) or {}).get("counts_line")
+    return line if isinstance(line, str) else tally_phrase(tally(run.cases))

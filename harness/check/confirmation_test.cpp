@@ -34,6 +34,28 @@ TEST(Confirmation, OnlyADistanceFailureWithinTheGreyLimitIsBorderline) {
   EXPECT_FALSE(is_borderline(near, off));
 }
 
+// The grey limit is the largest ratio still borderline: exactly at it the
+// case gets fresh seeds, the next double above it is decided at once.
+TEST(Confirmation, ARatioExactlyAtTheGreyLimitIsBorderline) {
+  ConfirmationRule rule;
+  rule.grey_limit = 2.5;
+  auto failed_at = [](double ratio) {
+    Verdict v;
+    v.passed = false;
+    MetricCheck m;
+    m.name = "param_rel_l2";
+    m.max_ratio = ratio;
+    v.checks.push_back(m);
+    v.max_ratio = ratio;
+    v.failures.push_back("param_rel_l2 beyond its bound");
+    return v;
+  };
+  EXPECT_TRUE(is_borderline(failed_at(2.5), rule));
+  EXPECT_FALSE(is_borderline(failed_at(std::nextafter(2.5, 3.0)), rule));
+  EXPECT_TRUE(is_borderline(failed_at(std::nextafter(1.0, 2.0)), rule));
+  EXPECT_FALSE(is_borderline(failed_at(1.0), rule)) << "at its bound a case passes; nothing to confirm";
+}
+
 TEST(Confirmation, AFailureThatIsNotADistanceIsNeverBorderline) {
   Verdict v = parameters_off_by(1.5);
   v.failures.push_back("3 skipped steps, 3 of them unexplained");

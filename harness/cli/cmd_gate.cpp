@@ -55,6 +55,9 @@ void add_gate_command(CLI::App& app, Action& selected) {
                 "Use a baseline run that did not finish (complete=false); the cases it lacks show as new");
   sub->add_flag("--allow-new-skips", cmd->options.allow_new_skips,
                 "Newly skipped cases are warnings, not regressions");
+  sub->add_flag("--rehearsal", cmd->options.rehearsal,
+                "Gate results made with a test-only fault switch (--inject-slowdown, --inject-bitflip), which are "
+                "otherwise refused as no measurement: for rehearsing that the gate fires");
   sub->add_option("--correction", *correction,
                   "How the throughput rows share alpha: bh = a row is significant when its Benjamini-Hochberg "
                   "q-value over all rows is below alpha (an A/A stays quiet however many rows); none = each row "

@@ -15,6 +15,7 @@ using ampbench::kExitFailure;
 using ampbench::kExitOk;
 using ampbench::kExitRendezvous;
 using ampbench::kExitUsage;
+using ampbench::kExitCodesHelp;
 
 using Action = std::function<int()>;
 
@@ -25,5 +26,7 @@ void add_gate_command(CLI::App& app, Action& selected);
 void add_baseline_command(CLI::App& app, Action& selected);
 void add_qualify_command(CLI::App& app, Action& selected);
 void add_autocast_ops_command(CLI::App& app, Action& selected);
+// upgrade and fleet: listed here, run by their script and Python module.
+void add_delegated_commands(CLI::App& app, Action& selected);
 
 }  // namespace ampbench::cli

@@ -5,6 +5,17 @@
 #include "cli/command.h"
 #include "distributed/stop_signals.h"
 
+namespace {
+
+// Every command's --help ends with the exit codes (a delegated command's
+// --help is its implementation's, which states its own).
+void end_help_with_exit_codes(CLI::App& app) {
+  if (app.get_footer().empty()) app.footer(ampbench::kExitCodesHelp);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) end_help_with_exit_codes(*sub);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace ampbench::cli;
   // A launched rank ties its life to the launcher's first thing: a launcher
@@ -20,6 +31,8 @@ int main(int argc, char** argv) {
   add_baseline_command(app, selected);
   add_qualify_command(app, selected);
   add_autocast_ops_command(app, selected);
+  add_delegated_commands(app, selected);
+  end_help_with_exit_codes(app);
 
   try {
     app.parse(argc, argv);

@@ -8,10 +8,12 @@
 #include <torch/cuda.h>
 #include <torch/headeronly/version.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -55,6 +57,14 @@ std::string cpu_model() {
     }
   }
   return "none";
+}
+
+std::string cpu_flags_line() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line))
+    if (line.rfind("flags", 0) == 0) return line;
+  return "";
 }
 
 std::string host_name() {
@@ -149,12 +159,33 @@ std::string nccl_version_from_code(long code) {
   return version_triplet(code, code >= 10000 ? 10000 : 1000, 100);
 }
 
+std::vector<std::string> cpu_features_of(const std::string& flags_line) {
+  std::istringstream words(flags_line);
+  std::set<std::string> present;
+  for (std::string w; words >> w;) present.insert(w);
+  std::vector<std::string> out;
+  for (const char* f : {"avx2", "avx512f", "avx512_bf16", "avx512_fp16", "amx_bf16", "amx_fp16"})
+    if (present.count(f)) out.emplace_back(f);
+  return out;
+}
+
+std::string cpu_kind_of(const std::vector<std::string>& features) {
+  auto has = [&](const char* f) { return std::find(features.begin(), features.end(), f) != features.end(); };
+  if (has("amx_bf16")) return "amx";
+  if (has("avx512_bf16")) return "avx512_bf16";
+  if (has("avx512f")) return "avx512";
+  if (has("avx2")) return "avx2";
+  return "other";
+}
+
 EnvFingerprint probe_environment() {
   EnvFingerprint env;
   env.host = host_name();
   env.os = os_name();
   env.cpu_model = cpu_model();
   env.cpu_cores = static_cast<int>(std::thread::hardware_concurrency());
+  env.cpu_features = cpu_features_of(cpu_flags_line());
+  env.cpu_kind = cpu_kind_of(env.cpu_features);
   env.libtorch_version = TORCH_VERSION;
   env.torch_build = probe_torch_build();
   env.compiler = build_info::compiler();
@@ -174,6 +205,8 @@ nlohmann::json to_json(const EnvFingerprint& env) {
       {"os", env.os},
       {"cpu_model", env.cpu_model},
       {"cpu_cores", env.cpu_cores},
+      {"cpu_features", env.cpu_features},
+      {"cpu_kind", env.cpu_kind},
       {"device", env.device},
       {"gpu_name", env.gpu_name},
       {"gpu_count", env.gpu_count},

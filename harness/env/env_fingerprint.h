@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ampbench {
 
@@ -22,6 +23,10 @@ struct EnvFingerprint {
   std::string os;
   std::string cpu_model;
   int cpu_cores = 0;
+  // The features that decide how mixed precision runs on this CPU (see
+  // cpu_kind_of): half-precision arithmetic is native or emulated.
+  std::vector<std::string> cpu_features;
+  std::string cpu_kind = "none";
   std::string device = "cpu";  // the best device present: "cuda" or "cpu"
   // GPU fields are "none" without a usable CUDA device.
   std::string gpu_name = "none";
@@ -44,6 +49,16 @@ struct EnvFingerprint {
 
 // Probes the machine. Never throws: a field that cannot be read is "none".
 EnvFingerprint probe_environment();
+
+// The mixed-precision-relevant features named in a /proc/cpuinfo "flags"
+// line, in a fixed order: avx2, avx512f, avx512_bf16, avx512_fp16, amx_bf16,
+// amx_fp16.
+std::vector<std::string> cpu_features_of(const std::string& flags_line);
+
+// The CPU kind a figure depends on: "amx" (bf16 matrix tiles), "avx512_bf16"
+// (native bf16 dot products), "avx512", "avx2" (no native half precision:
+// fp16/bf16 arithmetic is converted to float and back), or "other".
+std::string cpu_kind_of(const std::vector<std::string>& features);
 
 nlohmann::json to_json(const EnvFingerprint& env);
 

@@ -13,7 +13,7 @@ namespace {
 
 TEST(EnvFingerprint, JsonHasEveryField) {
   const nlohmann::json j = to_json(probe_environment());
-  for (const char* key : {"host", "os", "cpu_model", "cpu_cores", "device", "gpu_name", "gpu_count",
+  for (const char* key : {"host", "os", "cpu_model", "cpu_cores", "cpu_features", "cpu_kind", "device", "gpu_name", "gpu_count",
                           "compute_capability", "driver", "cuda_runtime", "cudnn", "nccl",
                           "libtorch_version", "torch_build", "compiler", "git_commit", "git_dirty",
                           "float32_math"}) {
@@ -22,6 +22,21 @@ TEST(EnvFingerprint, JsonHasEveryField) {
   for (const char* key : {"cuda", "distributed", "gloo", "nccl"}) {
     EXPECT_TRUE(j["torch_build"][key].is_boolean()) << "torch_build." << key;
   }
+}
+
+// An AVX2-only CPU has no native half-precision arithmetic: its figures for
+// fp16/bf16 differ in kind, so the fingerprint names it.
+TEST(EnvFingerprint, NamesTheCpuKindFromItsFlags) {
+  const std::string epyc = "flags\t\t: fpu sse2 avx avx2 fma bmi2 sha_ni";
+  const std::string spr = "flags : avx avx2 avx512f avx512bw avx512_bf16 avx512_fp16 amx_bf16 amx_tile amx_int8";
+  EXPECT_EQ(cpu_features_of(epyc), (std::vector<std::string>{"avx2"}));
+  EXPECT_EQ(cpu_kind_of(cpu_features_of(epyc)), "avx2");
+  EXPECT_EQ(cpu_features_of(spr), (std::vector<std::string>{"avx2", "avx512f", "avx512_bf16", "avx512_fp16", "amx_bf16"}));
+  EXPECT_EQ(cpu_kind_of(cpu_features_of(spr)), "amx");
+  EXPECT_EQ(cpu_kind_of(cpu_features_of("flags : avx2 avx512f avx512_bf16")), "avx512_bf16");
+  EXPECT_EQ(cpu_kind_of(cpu_features_of("flags : avx2 avx512f")), "avx512");
+  EXPECT_EQ(cpu_kind_of(cpu_features_of("flags : sse2 avx512bw_fake")), "other");
+  EXPECT_NE(probe_environment().cpu_kind, "none");
 }
 
 TEST(EnvFingerprint, RecordsTheFloat32MathCasesRunUnder) {

@@ -29,7 +29,11 @@ std::optional<AmaxCompute> parse_amax_compute(const std::string& name) {
 std::string amax_compute_name(AmaxCompute algo) { return algo == AmaxCompute::kMax ? "max" : "most_recent"; }
 
 void RecipeOptions::validate() const {
-  TORCH_CHECK(history_len_ >= 1, "fp8 recipe: history_len must be at least 1 (got ", history_len_, ")");
+  // Transformer Engine's default is 1024; the bound keeps three histories per
+  // Linear under 48 KiB, so a typo fails here instead of as an allocation
+  // error half way through a run.
+  TORCH_CHECK(history_len_ >= 1 && history_len_ <= kMaxHistoryLen, "fp8 recipe: history_len must be in [1, ",
+              kMaxHistoryLen, "] (got ", history_len_, ")");
   TORCH_CHECK(margin_ >= 0 && margin_ <= 32, "fp8 recipe: margin must be in [0, 32] (got ", margin_, ")");
   // Per-row scales change shape with the batch: no single scale to freeze or
   // to take from another tensor.

@@ -32,6 +32,8 @@ std::string scaling_name(Scaling scaling);
 std::optional<AmaxCompute> parse_amax_compute(const std::string& name);
 std::string amax_compute_name(AmaxCompute algo);
 
+inline constexpr int64_t kMaxHistoryLen = 4096;
+
 struct RecipeOptions {
   explicit RecipeOptions(Scaling scaling) : scaling_(scaling) {}
   TORCH_ARG(Scaling, scaling);

@@ -107,6 +107,12 @@ BaselineUpdate update_baseline(const std::vector<std::string>& results_paths, co
       throw GateInputError(path, "the run is incomplete (\"complete\": false); finish it, or pass --allow-incomplete");
     }
     if (r.cases.empty()) throw GateInputError(path, "has no cases; refusing to write an empty baseline");
+    // A fault injected on purpose must never become the yardstick of later runs.
+    if (const auto faults = injected_faults(r); !faults.empty()) {
+      throw GateInputError(path, "was made with " + faults.front() +
+                                     ", a test-only fault switch: a rehearsal never becomes a baseline; store a run "
+                                     "made without it");
+    }
   }
   require_same_suite_and_env(runs);
 

@@ -43,6 +43,9 @@ struct GateOptions {
   bool allow_incomplete_baseline = false;  // a baseline that did not finish is refused unless this
   bool conformance_only = false;  // show throughput, never gate it (shared, noisy runners)
   bool paired = false;  // runs were interleaved (B1 C1 B2 C2 ...): pair run i with run i
+  // Results made with a test-only fault switch (--inject-slowdown/-bitflip)
+  // are refused unless this says the comparison is a rehearsal of the gate.
+  bool rehearsal = false;
   Correction correction = Correction::BenjaminiHochberg;
   BenchMetric metric = BenchMetric::Auto;  // Google Benchmark input only
 };

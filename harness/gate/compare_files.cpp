@@ -23,10 +23,29 @@ Side load_side(const std::vector<std::string>& paths, const char* which) {
   return side;
 }
 
-std::vector<ResultsFile> parse_side(const Side& side) {
+// A run made with a fault switch measured the fault: gated only when the
+// user says it is a rehearsal, and then the report says so.
+void screen_injected_faults(const ResultsFile& run, const GateOptions& options, std::vector<std::string>& notices) {
+  const std::vector<std::string> faults = injected_faults(run);
+  if (faults.empty()) return;
+  const std::string made_with = "was made with " + faults.front() + ", a test-only fault switch";
+  if (!options.rehearsal) {
+    throw GateInputError(run.path, made_with + ": it is not a measurement; pass --rehearsal to gate it as a "
+                                               "rehearsal of the gate");
+  }
+  notices.push_back("warning: rehearsal: " + run.path + " " + made_with);
+}
+
+ResultsFile parse_side(const Side& side, bool per_run, const GateOptions& options) {
   std::vector<ResultsFile> runs;
-  for (std::size_t i = 0; i < side.docs.size(); ++i) runs.push_back(parse_results(side.docs[i], side.paths[i]));
-  return runs;
+  std::vector<std::string> notices;
+  for (std::size_t i = 0; i < side.docs.size(); ++i) {
+    runs.push_back(parse_results(side.docs[i], side.paths[i]));
+    screen_injected_faults(runs.back(), options, notices);
+  }
+  ResultsFile merged = merge_runs(std::move(runs), per_run);
+  merged.notices.insert(merged.notices.end(), notices.begin(), notices.end());
+  return merged;
 }
 
 }  // namespace
@@ -68,7 +87,7 @@ GateReport compare_files(const std::vector<std::string>& baseline_paths, const s
                                                std::to_string(cur.paths.size()) + " current)");
   }
   const bool per_run = use_run_medians(base.paths.size(), cur.paths.size());
-  return compare_results(merge_runs(parse_side(base), per_run), merge_runs(parse_side(cur), per_run), options);
+  return compare_results(parse_side(base, per_run, options), parse_side(cur, per_run, options), options);
 }
 
 GateReport compare_files(const std::string& baseline_path, const std::string& current_path,

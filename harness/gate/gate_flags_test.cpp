@@ -136,5 +136,39 @@ TEST_F(GateFlags, BaselineUpdateAllowIncomplete) {
   EXPECT_EQ(cli_outcome({"baseline", "update", "--results", unfinished, "--dir", store, "--allow-incomplete"}).code, 0);
 }
 
+// A fault injected on purpose is no measurement: the gate refuses it on
+// either side (in any of several runs) unless --rehearsal says so, and no
+// flag lets it become a baseline.
+TEST_F(GateFlags, RehearsalIsForResultsMadeWithAFaultSwitch) {
+  json doc = json::parse(read_text(slow));
+  doc["env"]["injected_slowdown"] = 0.25;
+  const std::string slowed = write("slowed.json", doc);
+  doc = json::parse(read_text(base));
+  doc["env"]["injected_bitflip_step"] = 2;
+  const std::string flipped = write("flipped.json", doc);
+
+  const Outcome refused = gate(base, slowed);
+  EXPECT_EQ(refused.code, 2) << refused.out;
+  EXPECT_NE(refused.err.find(slowed + ": was made with --inject-slowdown 0.25, a test-only fault switch"),
+            std::string::npos) << refused.err;
+  EXPECT_EQ(gate(flipped, same).code, 2) << "an injected baseline was gated";
+  EXPECT_EQ(cli_outcome({"gate", "--baseline", base, base, "--current", same, slowed}).code, 2)
+      << "the second run of a side was not screened";
+  EXPECT_EQ(gate(base, slowed, {"--allow-env-mismatch", "--allow-missing"}).code, 2);
+
+  const Outcome rehearsed = gate(base, slowed, {"--rehearsal"});
+  EXPECT_EQ(rehearsed.code, 1) << rehearsed.out << rehearsed.err;
+  EXPECT_NE(rehearsed.out.find("rehearsal: " + slowed), std::string::npos) << rehearsed.out;
+  EXPECT_EQ(gate(base, same, {"--rehearsal"}).code, 0);
+
+  const std::string store = dir.file("baselines");
+  for (const std::string& f : {slowed, flipped}) {
+    const Outcome stored = cli_outcome({"baseline", "update", "--results", f, "--dir", store});
+    EXPECT_EQ(stored.code, 2) << f;
+    EXPECT_NE(stored.err.find("a rehearsal never becomes a baseline"), std::string::npos) << stored.err;
+  }
+  EXPECT_EQ(cli_outcome({"baseline", "update", "--results", base, "--dir", store}).code, 0);
+}
+
 }  // namespace
 }  // namespace ampbench::gate

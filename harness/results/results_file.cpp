@@ -163,4 +163,13 @@ std::vector<std::string> env_differences(const ResultsFile& baseline, const Resu
   return out;
 }
 
+std::vector<std::string> injected_faults(const ResultsFile& f) {
+  std::vector<std::string> out;
+  for (const auto& [key, flag] : {std::pair{"injected_slowdown", "--inject-slowdown"},
+                                  std::pair{"injected_bitflip_step", "--inject-bitflip"}}) {
+    if (const auto it = f.env.find(key); it != f.env.end()) out.push_back(std::string(flag) + " " + it->second);
+  }
+  return out;
+}
+
 }  // namespace ampbench

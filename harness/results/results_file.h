@@ -84,4 +84,10 @@ bool is_google_benchmark_json(const nlohmann::json& doc);
 // difference; empty when they match.
 std::vector<std::string> env_differences(const ResultsFile& baseline, const ResultsFile& current);
 
+// The test-only fault switches a run was made with, as the flags that made
+// them ("--inject-slowdown 0.2"), read from env.injected_*: such a run
+// measured the fault, not the build, so it is a rehearsal, never a
+// measurement. Empty for an ordinary run.
+std::vector<std::string> injected_faults(const ResultsFile& f);
+
 }  // namespace ampbench

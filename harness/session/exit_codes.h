@@ -19,4 +19,10 @@ inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitRendezvous = 3;  // = distributed::kExitLostPeers
 
+// The table above as every command's --help ends with it.
+inline constexpr const char* kExitCodesHelp =
+    "Exit status: 0 everything conforms / no regression; 1 the command worked and found a problem (a case\n"
+    "that does not conform or errored, a regression, a rank that crashed or hung); 2 unusable input, nothing\n"
+    "ran; 3 a DDP rank lost its process group; 128+N stopped by signal N (results so far kept, incomplete).";
+
 }  // namespace ampbench

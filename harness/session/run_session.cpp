@@ -134,13 +134,34 @@ struct RunOutcome {
 
 // The cases this process runs, then (single process) the ddp cases that need
 // local ranks, merged into the same results as they finish.
+// Where each case runs: in this process, or (ddp cases of a launcher) in
+// local ranks after the others.
+struct CasePlacement {
+  std::vector<CaseSpec> here, in_ranks;
+};
+
+CasePlacement place_cases(const RunPlan& plan) {
+  if (plan.rank_env) return {plan.cases, {}};
+  CasePlacement p;
+  for (const CaseSpec& c : plan.cases) (needs_local_ranks(c) ? p.in_ranks : p.here).push_back(c);
+  return p;
+}
+
+// "suite smoke: 199 cases on cpu (191 here, counted [i/191] below, then 8
+// ddp cases in local ranks) -> ...": the header counts what the progress does.
+void print_header(std::ostream& out, const RunPlan& plan, const CasePlacement& placed) {
+  out << "suite " << plan.suite.name << ": " << plan.cases.size() << " cases on " << to_string(plan.device);
+  if (!placed.in_ranks.empty())
+    out << " (" << placed.here.size() << " here, counted [i/" << placed.here.size() << "] below, then "
+        << placed.in_ranks.size() << " ddp in local ranks)";
+  out << " -> " << plan.results_path() << "\n";
+}
+
 RunOutcome run_cases_here_and_in_ranks(const RunPlan& plan, const RunSettings& args, RunOptions options,
-                                       ResultsWriter& writer, const RunContext& context) {
-  std::vector<CaseSpec> here = plan.cases, in_ranks;
-  if (!plan.rank_env) {
-    here.clear();
-    for (const CaseSpec& c : plan.cases) (needs_local_ranks(c) ? in_ranks : here).push_back(c);
-  }
+                                       ResultsWriter& writer, const RunContext& context,
+                                       const CasePlacement& placed) {
+  const std::vector<CaseSpec>& here = placed.here;
+  const std::vector<CaseSpec>& in_ranks = placed.in_ranks;
   RunOutcome out;
   out.summary = run_cases(here, Runner(std::move(options)), writer, std::cout, context);
   if (in_ranks.empty()) return out;
@@ -275,10 +296,10 @@ int run_session(const RunSettings& args) {
   if (plan.suite.gate.min_effect) writer->set("gate", {{"min_effect", *plan.suite.gate.min_effect}});
   const RunContext context{ceilings_from_env(env), confirmation_rule(plan, args)};
   writer->set("verdict_rule", verdict_rule_json(context.confirmation));
-  std::cout << "suite " << plan.suite.name << ": " << plan.cases.size() << " cases on " << to_string(plan.device)
-            << " -> " << plan.results_path() << "\n";
+  const CasePlacement placed = place_cases(plan);
+  print_header(std::cout, plan, placed);
   print_fp32_warnings(std::cout, env);
-  const RunOutcome outcome = run_cases_here_and_in_ranks(plan, args, std::move(options), *writer, context);
+  const RunOutcome outcome = run_cases_here_and_in_ranks(plan, args, std::move(options), *writer, context, placed);
   if (outcome.stopped) {
     // Stopped by a signal: the cases the ranks finished are merged; the file
     // stays complete=false and gets no report.
@@ -286,6 +307,7 @@ int run_session(const RunSettings& args) {
               << "\n";
     return *outcome.stopped;
   }
+  writer->set("summary", outcome.summary.to_json());
   writer->finish();
   return report_run(plan, args, *writer, outcome, env);
 }

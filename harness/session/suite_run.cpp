@@ -44,7 +44,8 @@ void print_line(std::ostream& out, int index, int total, const CaseResult& r, do
   if (r.is_control() && r.status == CaseStatus::kFail) verdict = "caught";
   if (r.is_control() && r.status == CaseStatus::kPass) verdict = "MISSED";
   if (r.conforms == false && r.status == CaseStatus::kFail) verdict = "FAIL";
-  out << "[" << std::setw(3) << index << "/" << total << "] " << std::left << std::setw(52) << r.id()
+  // An id wider than its column still keeps two spaces before its verdict.
+  out << "[" << std::setw(3) << index << "/" << total << "] " << std::left << std::setw(50) << r.id() << "  "
       << std::setw(8) << verdict << std::right;
   if (r.throughput)
     out << std::setw(12) << std::fixed << std::setprecision(1) << r.throughput->median << " samples/s";
@@ -150,16 +151,45 @@ std::string SuiteRunSummary::counts() const {
   return out;
 }
 
+std::optional<double> SuiteRunSummary::teeth_margin() const {
+  if (worst_correct_id.empty() || mildest_control_id.empty() || !(worst_correct_ratio > 0)) return std::nullopt;
+  return mildest_control_ratio / worst_correct_ratio;
+}
+
 std::string SuiteRunSummary::teeth() const {
-  if (worst_correct_id.empty() || mildest_control_id.empty()) return "";
+  const std::optional<double> margin = teeth_margin();
+  if (!margin) return "";
   std::ostringstream out;
   out << std::fixed << std::setprecision(2) << "teeth: worst correct case at " << worst_correct_ratio
       << " of its bound (" << worst_correct_id << "), mildest control at " << mildest_control_ratio << " ("
-      << mildest_control_id << "): margin " << std::setprecision(1) << mildest_control_ratio / worst_correct_ratio
-      << "x";
+      << mildest_control_id << "): margin " << std::setprecision(1) << *margin << "x";
   if (controls_caught_by_audit > 0)
     out << "; " << controls_caught_by_audit << " control(s) caught by the scale audit or skipped-step rule";
   return out.str();
+}
+
+nlohmann::json SuiteRunSummary::to_json() const {
+  nlohmann::json counts = {{"cases", cases},
+                           {"correct_passed", correct_passed},
+                           {"correct_failed", correct_failed},
+                           {"controls", controls},
+                           {"controls_caught", controls_caught},
+                           {"reported", reported},
+                           {"reported_unpassed", reported_unpassed},
+                           {"errors", errors},
+                           {"skipped", skipped},
+                           {"unfinished", unfinished},
+                           {"borderline", borderline},
+                           {"confirmation_runs", confirmation_runs},
+                           {"cleared", cleared}};
+  nlohmann::json teeth_json = nullptr;
+  if (const std::optional<double> margin = teeth_margin()) {
+    teeth_json = {{"worst_correct_ratio", worst_correct_ratio}, {"worst_correct_id", worst_correct_id},
+                  {"mildest_control_ratio", mildest_control_ratio}, {"mildest_control_id", mildest_control_id},
+                  {"margin", *margin}, {"controls_caught_by_audit", controls_caught_by_audit},
+                  {"line", teeth()}};
+  }
+  return {{"counts", counts}, {"counts_line", this->counts()}, {"teeth", teeth_json}};
 }
 
 Ceilings ceilings_from_env(const nlohmann::json& env) {

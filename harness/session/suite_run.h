@@ -69,6 +69,12 @@ struct SuiteRunSummary {
   std::string counts() const;
   // "teeth: ..." (empty when nothing was compared).
   std::string teeth() const;
+  // The teeth margin: the mildest control caught by a bound over the worst
+  // correct case's distance/bound; none when either is missing.
+  std::optional<double> teeth_margin() const;
+  // results.json's "summary": these counts and the teeth, with the lines
+  // above, so the report states what the terminal stated.
+  nlohmann::json to_json() const;
 
  private:
   void add_ratio(const CaseTally& c, double ratio);

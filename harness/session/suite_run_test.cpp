@@ -190,5 +190,59 @@ TEST(SuiteRunSummary, ACaseReadBackCountsAsTheCaseItself) {
                         "its check: shown, not required); 0 skipped");
 }
 
+// The teeth margin excludes a control the scale audit caught (an exact rule,
+// whatever its distance) and one caught without exceeding its bound; the
+// results' "summary" states what the terminal printed.
+TEST(SuiteRunSummary, TeethMarginIsOverBoundControlsOverTheWorstCorrectCase) {
+  auto with_ratio = [](CaseTally t, const std::string& id, double ratio, bool audited = false) {
+    t.id = id;
+    t.max_ratio = ratio;
+    t.audited = audited;
+    return t;
+  };
+  SuiteRunSummary s;
+  EXPECT_FALSE(s.teeth_margin());
+  EXPECT_TRUE(s.to_json()["teeth"].is_null());
+  s.add(with_ratio(tally(CaseStatus::kPass), "near", 0.5));
+  s.add(with_ratio(tally(CaseStatus::kPass), "far", 0.1));
+  s.add(with_ratio(tally(CaseStatus::kFail, true), "audited", 1.2, /*audited=*/true));
+  s.add(with_ratio(tally(CaseStatus::kFail, true), "inside", 0.9));
+  s.add(with_ratio(tally(CaseStatus::kFail, true), "mild", 2.0));
+  s.add(with_ratio(tally(CaseStatus::kFail, true), "wild", 40.0));
+  ASSERT_TRUE(s.teeth_margin());
+  EXPECT_DOUBLE_EQ(*s.teeth_margin(), 4.0);
+  const nlohmann::json j = s.to_json();
+  EXPECT_EQ(j["teeth"]["mildest_control_id"], "mild");
+  EXPECT_EQ(j["teeth"]["worst_correct_id"], "near");
+  EXPECT_EQ(j["teeth"]["controls_caught_by_audit"], 2);
+  EXPECT_EQ(j["teeth"]["line"], s.teeth());
+  EXPECT_NE(s.teeth().find("margin 4.0x"), std::string::npos) << s.teeth();
+  EXPECT_EQ(j["counts_line"], s.counts());
+  EXPECT_EQ(j["counts"]["controls_caught"], 4);
+}
+
+// A case id wider than its column (a long tag) keeps two spaces before its
+// verdict on the progress line.
+TEST(RunCases, ALongCaseIdStaysApartFromItsVerdict) {
+  const std::string tag(60, 't');
+  const Suite suite = parse_suite(R"({
+    "name": "t",
+    "defaults": {"steps": 2},
+    "models": {"mlp": {"batch": 4, "in_features": 4, "hidden": 4, "classes": 4}},
+    "cases": [{"workload": "plain", "model": "mlp", "precision": "fp32", "optimizer": "sgd", "steps": 3,
+               "tag": ")" + tag + R"("}],
+    "tolerances": {"fp32": {}, "fp16": {}, "bf16": {}}})",
+                                  "t.json", DeviceKind::kCpu);
+  ASSERT_EQ(suite.cases.size(), 1u);
+  ASSERT_GT(suite.cases[0].id.size(), 50u);
+  ResultsWriter writer(::testing::TempDir() + "/long-id-results.json", suite.name, suite.path,
+                       nlohmann::json::object());
+  RunOptions options;
+  options.measure_throughput = false;
+  std::ostringstream progress;
+  run_cases(suite.cases, Runner(options), writer, progress, {});
+  EXPECT_NE(progress.str().find(suite.cases[0].id + "  pass"), std::string::npos) << progress.str();
+}
+
 }  // namespace
 }  // namespace ampbench

@@ -71,7 +71,9 @@ TEST(SuiteFp8, TheFp8ObjectSetsDelayedScalingAndTheLayerChoice) {
 
 TEST(SuiteFp8, BadFp8SettingsAreRefusedNamingTheField) {
   EXPECT_HAS(error_of(suite_with(one_case(R"("precision": "fp8_delayed", "tag": "x", "fp8": {"history_len": 0})"))),
-             "history_len must be at least 1 (got 0)");
+             "history_len must be in [1, 4096] (got 0)");
+  EXPECT_HAS(error_of(suite_with(one_case(R"("precision": "fp8_delayed", "tag": "x", "fp8": {"history_len": 1099511627776})"))),
+             "history_len must be in [1, 4096] (got 1099511627776)");
   EXPECT_HAS(error_of(suite_with(one_case(R"("precision": "fp8_delayed", "tag": "x", "fp8": {"amax_compute": "avg"})"))),
              "cases[0].fp8.amax_compute: expected \"max\" or \"most_recent\", got \"avg\"");
   EXPECT_HAS(error_of(suite_with(one_case(R"("precision": "fp8_tensorwise", "tag": "x", "fp8": {"margin": 1})"))),

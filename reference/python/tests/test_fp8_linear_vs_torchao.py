@@ -172,7 +172,7 @@ def test_the_gemms_really_run_in_fp8(recipe):
 
 
 @pytest.mark.parametrize("recipe,why", [({"scaling": "bogus"}, "unknown fp8 recipe 'bogus'"),
-                                        ({"scaling": "delayed", "history_len": 0}, "history_len must be at least 1 (got 0)"),
+                                        ({"scaling": "delayed", "history_len": 0}, "history_len must be in [1, 4096] (got 0)"),
                                         ({"scaling": "delayed", "amax_compute": "mean"}, "unknown amax_compute 'mean'")])
 def test_a_bad_recipe_is_refused_with_its_reason(recipe, why):
     w, b = weight_and_bias()
