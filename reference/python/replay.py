@@ -204,10 +204,14 @@ def build_models(spec: Spec, initial: list, device: torch.device, where="") -> l
     return out
 
 
-def replay(case: CaseDump, device: str = "cpu", prepare=None) -> Run:
+def replay(case: CaseDump, device: str = "cpu", prepare=None, on_state=None, on_step=None) -> Run:
     """Trains the case's steps on the dumped batches from the dumped initial
     state; returns the Python run.  prepare(models), when given, runs before
-    training (nograd.coupling registers gradient hooks with it)."""
+    training (nograd.coupling registers gradient hooks with it); on_state(s)
+    runs once the TrainingState exists, on_step(s, step) after each step
+    (reference/python/compiled compiles and times through them).  The run's
+    extra["optimizer_skipped"] is [step][optimizer]: which optimizer skipped,
+    as the C++ CaseRecord.optimizer_skipped."""
     spec = case.spec
     dev = torch.device(device)
     models = build_models(spec, case.cpp.initial, dev, case.folder)
@@ -215,10 +219,12 @@ def replay(case: CaseDump, device: str = "cpu", prepare=None) -> Run:
         prepare(models)
     s = TrainingState(spec, models, dev)
     s.replays_masks = True  # the C++ recorded run's dropout masks (forward_rng.py)
+    if on_state is not None:
+        on_state(s)
     step_fn = STEPS[spec.workload]
     micro = spec.micro_batches()
     batches = [(x.to(dev), y.to(dev)) for x, y in zip(case.inputs, case.labels)]
-    loss, scale, skipped = [], [], []
+    loss, scale, skipped, optimizer_skipped = [], [], [], []
     for step in range(spec.steps):
         if step == spec.resume_at and spec.variant == "resume_without_scaler_state":
             # C++ restores everything from its checkpoint but the scaler, which
@@ -226,12 +232,16 @@ def replay(case: CaseDump, device: str = "cpu", prepare=None) -> Run:
             # bitwise the uninterrupted run, which this loop is.
             s.scaler = make_scaler(spec, dev)
         s.step_index = step
+        s.optimizer_skipped = [False] * len(s.optimizers)
         apply_lr_schedule(s)
         outcome = step_fn(s, batches[step * micro:(step + 1) * micro])
         loss.append(float(outcome.loss.float().item()))
         skipped.append(bool(outcome.skipped))
         scale.append(float(s.scaler.get_scale()))
+        optimizer_skipped.append(list(s.optimizer_skipped))
+        if on_step is not None:
+            on_step(s, step)
     final = [s.trained_state(k) for k in range(len(models))]
     opt_state = [(n, t.detach().cpu().clone()) for n, t in optimizer_state_tensors(s)]
     return Run(loss=loss, scale=scale, skipped=skipped, initial=case.cpp.initial, final=final,
-               optimizer_state=opt_state)
+               optimizer_state=opt_state, extra={"optimizer_skipped": optimizer_skipped})

@@ -85,6 +85,8 @@ def step_optimizer(s: TrainingState, opt: torch.optim.Optimizer, injected: bool)
     stepped = _step(s, opt, i, injected)
     if s.masters:
         s.masters[i].publish()  # the next forward runs on the new masters
+    if not stepped:
+        s.optimizer_skipped[i] = True  # training_state.cpp's step_optimizer
     return stepped
 
 

@@ -76,6 +76,9 @@ class TrainingState:
         # GradScaler.step() returns the optimizer's return value, not whether
         # it stepped; a post-step hook counts the steps actually taken.
         self.steps_taken = [0] * len(self.optimizers)
+        # Per optimizer: whether it skipped during the current step (the
+        # caller resets it each step, as runner.cpp's train_recorded).
+        self.optimizer_skipped = [False] * len(self.optimizers)
         for i, opt in enumerate(self.optimizers):
             opt.register_step_post_hook(self._counter(i))
 

@@ -1,0 +1,95 @@
+"""What must hold before compiling: a case torch.compile can train, a
+compiler for Inductor's kernels, and the Inductor/Dynamo settings of the run
+(cache folder, precision emulation, recompile limit, the fault pass)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from pathlib import Path
+
+import torch
+
+from ..spec import Spec, replay_refusal
+from .errors import BadInput, NotCompilable
+from .options import RECOMPILE_LIMIT, Options
+
+
+def refusal(spec: Spec) -> None:
+    """Raises when the case is not one compiled training can run."""
+    if spec.torchscript:
+        raise BadInput(f"{spec.id}: the model is a TorchScript file ({spec.torchscript.get('path')}): "
+                       "TorchScript files cannot be compiled; give the Python module")
+    if why := replay_refusal(spec):
+        raise NotCompilable(f"{spec.id}: {why}")
+    if spec.workload == "penalty":
+        raise NotCompilable(f"{spec.id}: the gradient penalty differentiates the gradients "
+                            "(create_graph=True), and torch.compile's AOTAutograd does not support "
+                            "double backward")
+
+
+def require_compiler(device: torch.device) -> None:
+    """Inductor's kernels need a C++ compiler (CPU) or Triton (CUDA): refuse
+    at load, naming what is missing, rather than fail inside the first step."""
+    if device.type == "cuda":
+        from torch.utils._triton import has_triton
+
+        if not has_triton():
+            raise BadInput("no Triton for Inductor's CUDA kernels: install the triton package that "
+                           f"matches torch {torch.__version__}")
+        return
+    from torch._inductor import config as inductor_config
+    from torch._inductor import cpp_builder, exc
+
+    try:
+        cpp_builder.get_cpp_compiler()
+    except (exc.InvalidCxxCompiler, RuntimeError, OSError) as e:
+        tried = [c for c in inductor_config.cpp.cxx if c]
+        raise BadInput(f"no C++ compiler for Inductor's CPU kernels: none of {', '.join(tried) or 'g++'} runs "
+                       f"(set CXX to a working compiler; {type(e).__name__})") from None
+
+
+def fresh_cache_dir(folder: Path) -> Path:
+    """`folder`, emptied: the FX graph cache starts cold.  Only a folder this
+    module made (its marker file) or an empty one is emptied."""
+    folder = Path(folder)
+    marker = folder / ".ampbench-compiled-cache"
+    if folder.exists():
+        if not folder.is_dir():
+            raise BadInput(f"--cache-dir {folder}: not a directory")
+        if any(folder.iterdir()) and not marker.is_file():
+            raise BadInput(f"--cache-dir {folder}: not empty and not a cache this module made "
+                           f"(no {marker.name}); name an empty or new folder")
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    marker.write_text("the FX graph cache of python -m reference.python.compiled; emptied on each run\n")
+    return folder
+
+
+@contextlib.contextmanager
+def inductor_settings(opts: Options, cache_dir: Path, fault_pass=None):
+    """The run's compiler settings, restored afterwards.  fallback_random:
+    Inductor draws random numbers as eager does, so a replay's seeded dropout
+    masks are the dumped run's."""
+    from torch._dynamo import config as dynamo_config
+    from torch._inductor import config as inductor_config
+    from torch._inductor.utils import clear_caches
+
+    previous = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(cache_dir)
+    clear_caches()
+    inductor = {"fx_graph_cache": True, "emulate_precision_casts": opts.emulate_precision_casts,
+                "fallback_random": True}
+    if fault_pass is not None:
+        inductor["post_grad_custom_pre_pass"] = fault_pass
+    dynamo = {"recompile_limit": RECOMPILE_LIMIT, "fail_on_recompile_limit_hit": True, "suppress_errors": False}
+    try:
+        with inductor_config.patch(inductor), dynamo_config.patch(dynamo):
+            yield
+    finally:
+        if previous is None:
+            os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
+        else:
+            os.environ["TORCHINDUCTOR_CACHE_DIR"] = previous
+        clear_caches()
