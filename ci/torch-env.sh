@@ -1,5 +1,5 @@
 # Sourced by bootstrap.sh and build.sh: which torch this command builds and
-# runs against (AMPBENCH_TORCH, default: ci/requirements.txt's pin), checked
+# runs against (AMPBENCH_TORCH; unset: ci/requirements.txt's pin), checked
 # against the supported window (ci/torch-versions.txt), and where that
 # version's virtual environment and build folder live. Sets TORCH_VERSION,
 # TORCH_PIN, VENV, BUILD and REQS (the requirements file for that version), or exits 2
@@ -22,8 +22,12 @@ select_torch() {
   local pin requested pairing window
   pin="$(torch_pin)"
   TORCH_PIN="$pin"
-  requested="${AMPBENCH_TORCH:-$pin}"
   window="$(torch_window | tr '\n' ' ')"
+  # Set but empty is a slip (a CI variable left blank), not a request for
+  # the default: only an unset AMPBENCH_TORCH means the pin.
+  [[ -n "${AMPBENCH_TORCH-unset}" ]] \
+    || torch_refuse "AMPBENCH_TORCH is set but empty: name a release (supported: ${window% }) or unset it for the default, $pin"
+  requested="${AMPBENCH_TORCH:-$pin}"
   [[ "$requested" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] \
     || torch_refuse "torch version '$requested' is not a release number like 2.14.1 (supported: ${window% })"
   pairing="$(torch_pairing "$requested")"

@@ -21,13 +21,21 @@ max_ratio and a changed autocast policy are reported, not judged.
 
 from __future__ import annotations
 
+import json
 import math
+import sys
 from dataclasses import dataclass
 
 from .comparison import ALPHA, DEFAULT_MIN_EFFECT, bh_qvalues
 from .upgrade_stats import log_ratio_interval, median, min_attainable_p, wilcoxon_p
 
 NEWS_SHIFT = 0.25
+# The most rounds read (ci/upgrade.sh's --pairs bound): the interval's Walsh
+# averages grow with the square of the pairs.
+MAX_ROUNDS = 1000
+# env fields a test-only fault switch leaves, and the switch: such a run
+# measured the fault, not the torch.
+FAULT_SWITCHES = (("injected_slowdown", "--inject-slowdown"), ("injected_bitflip_step", "--inject-bitflip"))
 # Fields of the environment fingerprint that belong to the torch build: they
 # are what an upgrade changes. float32_math holds torch's process defaults.
 TORCH_STACK = ("libtorch_version", "cudnn", "nccl", "cuda_runtime", "torch_build", "float32_math")
@@ -42,6 +50,21 @@ REGRESSION, IMPROVEMENT, NO_CHANGE, TOO_FEW, ONE_SIDED = (
 
 class UpgradeInputError(Exception):
     """Results that cannot be read as an upgrade (exit 2)."""
+
+
+def check_unicode(doc, path) -> None:
+    """JSON's \\ud800 escapes parse to lone surrogates, which no UTF-8 output
+    (the report, the terminal) can hold: refuse them at the door."""
+    try:
+        json.dumps(doc, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise UpgradeInputError(f"{path}: a string holds a lone UTF-16 surrogate (an unpaired \\ud800-\\udfff "
+                                f"escape): not valid Unicode") from None
+
+
+def injected_faults(run) -> list:
+    """The fault switches a run was made with, as "--inject-slowdown 0.2"."""
+    return [f"{switch} {json.dumps(run.env[key])}" for key, switch in FAULT_SWITCHES if key in run.env]
 
 
 def case_state(case) -> str:
@@ -150,9 +173,15 @@ class Speed:
 
 
 def _min_effect(run, case) -> float:
-    for source in (case.gate if case else None, run.gate):
+    sources = ((case.gate, f"case {case.id}"),) if case else ()
+    for source, where in (*sources, (run.gate, "the suite")):
         if source and source.get("min_effect") is not None:
-            return float(source["min_effect"])
+            effect = source["min_effect"]
+            # NaN passes the schema's bounds (every comparison with it is
+            # false) and would make every change "within the minimum effect".
+            if not 0 < effect < 1:
+                raise UpgradeInputError(f"{run.path}: gate.min_effect of {where} must be in (0, 1), got {effect}")
+            return float(effect)
     return DEFAULT_MIN_EFFECT
 
 
@@ -162,6 +191,11 @@ def _median_tp(run, case_id):
     return tp.median if tp and tp.median > 0 else None, tp.input if tp else None
 
 
+def _ratio(log_ratio: float) -> float:
+    """exp, infinite past the largest float instead of raising."""
+    return math.exp(log_ratio) if log_ratio < math.log(sys.float_info.max) else math.inf
+
+
 def _speed(old_runs, new_runs, case_id) -> Speed:
     pairs, olds, news = [], [], []
     for a, b in zip(old_runs, new_runs):
@@ -169,13 +203,14 @@ def _speed(old_runs, new_runs, case_id) -> Speed:
         olds += [x] if x else []
         news += [y] if y else []
         if x and y and xin == yin:
-            pairs.append(math.log(y / x))
+            # Not log(y / x): the quotient of two extreme medians underflows to 0.
+            pairs.append(math.log(y) - math.log(x))
     effect = _min_effect(new_runs[-1], new_runs[-1].case(case_id))
     old, new = median(olds), median(news)
     if not pairs:
         return Speed(case_id, old, new, None, None, None, 0, None, min_effect=effect)
-    ratio = median([math.exp(d) for d in pairs])
-    low, high = (math.exp(v) for v in log_ratio_interval(pairs))
+    ratio = median([_ratio(d) for d in pairs])
+    low, high = (_ratio(v) for v in log_ratio_interval(pairs))
     if min_attainable_p(len(pairs)) >= ALPHA:
         return Speed(case_id, old, new, ratio, low, high, len(pairs), None, None, effect, TOO_FEW)
     return Speed(case_id, old, new, ratio, low, high, len(pairs), wilcoxon_p(pairs), None, effect, NO_CHANGE)

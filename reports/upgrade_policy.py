@@ -24,6 +24,15 @@ def outcome(entry: dict) -> str:
     return str(entry.get("output_dtype", "?"))
 
 
+def policy_problem(doc: dict) -> str | None:
+    """Why a table of an autocast-ops.json cannot be compared, or None."""
+    for table, _ in TABLES:
+        t = doc.get(table)
+        if t is not None and not (isinstance(t, dict) and isinstance(t.get("ops", []), (list, type(None)))):
+            return f"\"{table}\" must be an object with an \"ops\" list"
+    return None
+
+
 def policy_rows(doc: dict, table: str) -> dict:
     """(op, dtype) -> (list, outcome) for one table of an autocast-ops.json."""
     ops = (doc.get(table) or {}).get("ops") or []

@@ -27,29 +27,47 @@ class Upgrade:
     env: list
     policy: list
     gate_only: tuple = ()   # (case id, check) the gate failed and this reading did not
+    faults: tuple = ()      # "FILE: --inject-slowdown 0.2" per run made with a fault switch
+    rehearsal: bool = False  # --rehearsal: the verdict rehearses, it measures nothing
 
 
-def load_side(paths, version: str) -> list:
+def load_side(paths, version: str, side: str, rehearsal: bool) -> list:
     runs = [load_results(p) for p in paths]
     for r in runs:
+        up.check_unicode(r.raw, r.path)
         got = str(r.env.get("libtorch_version", "")).split("+")[0]
         if got != version:
             raise up.UpgradeInputError(f"{r.path}: ran torch {got or '(unknown)'}, not {version}")
+        faults = up.injected_faults(r)
+        # A slowdown injected on purpose must never become a verdict unasked.
+        if faults and not rehearsal:
+            raise up.UpgradeInputError(f"{r.path} ({side} side, torch {version}): was made with {faults[0]}, a "
+                                       f"test-only fault switch: it is not a measurement; pass --rehearsal to "
+                                       f"rehearse the verdict")
     return runs
 
 
-def analyse(old_paths, new_paths, old_version, new_version, old_policy=None, new_policy=None) -> Upgrade:
+def _faults(runs) -> tuple:
+    return tuple(f"{r.path}: {', '.join(f)}" for r in runs if (f := up.injected_faults(r)))
+
+
+def analyse(old_paths, new_paths, old_version, new_version, old_policy=None, new_policy=None,
+            rehearsal: bool = False) -> Upgrade:
     if not old_paths or len(old_paths) != len(new_paths):
         raise up.UpgradeInputError(f"{len(old_paths)} run(s) of {old_version} and {len(new_paths)} of "
                                    f"{new_version}: the rounds pair run i with run i, so they must match")
-    old, new = load_side(old_paths, old_version), load_side(new_paths, new_version)
+    if len(old_paths) > up.MAX_ROUNDS:
+        raise up.UpgradeInputError(f"{len(old_paths)} rounds: at most {up.MAX_ROUNDS} are read")
+    old = load_side(old_paths, old_version, "old", rehearsal)
+    new = load_side(new_paths, new_version, "new", rehearsal)
     suites = sorted({r.suite for r in old + new})
     if len(suites) > 1:
         raise up.UpgradeInputError(f"the runs are of different suites ({', '.join(suites)})")
     ids = ordered_unique(c.id for r in old + new for c in r.cases)
     policy = policy_diff(old_policy, new_policy) if old_policy and new_policy else []
     return Upgrade(old_version, new_version, suites[0], len(old), up.conformance(old, new, ids),
-                   up.bound_moves(old, new, ids), up.throughput(old, new, ids), up.env_diff(old, new), policy)
+                   up.bound_moves(old, new, ids), up.throughput(old, new, ids), up.env_diff(old, new), policy,
+                   faults=_faults(old + new), rehearsal=rehearsal)
 
 
 def _pct(ratio) -> str:
@@ -68,7 +86,8 @@ def verdict(u: Upgrade) -> tuple:
     """(passed, the one line that says so)."""
     worse = [c for c in u.conformance if c.worse]
     slower = [s for s in u.speeds if s.verdict == up.REGRESSION]
-    head = f"upgrade {u.old_version} -> {u.new_version} ({u.suite}, {u.rounds} rounds)"
+    rehearsal = ", a REHEARSAL: not a measurement" if u.rehearsal else ""
+    head = f"upgrade {u.old_version} -> {u.new_version} ({u.suite}, {u.rounds} rounds{rehearsal})"
     if not worse and not slower and not u.gate_only:
         conforming = sum(c.new == "ok" for c in u.conformance)
         judged = sum(s.p is not None for s in u.speeds)
@@ -152,11 +171,19 @@ def _env_blocks(u: Upgrade) -> list:
     return [Heading(2, "Environment"), Bullets(tuple(lines))]
 
 
+def _rehearsal_words(u: Upgrade) -> str:
+    made = (f"{len(u.faults)} run(s) were made with a test-only fault switch ({u.faults[0]}"
+            f"{', ...' if len(u.faults) > 1 else ''})" if u.faults else "no run was made with a fault switch")
+    return f"rehearsal (--rehearsal): this verdict rehearses the upgrade gate and measures nothing; {made}"
+
+
 def report_blocks(u: Upgrade, title: bool = True) -> list:
     passed, line = verdict(u)
     blocks = [Heading(1, f"ampbench upgrade {u.old_version} -> {u.new_version}")] if title else []
     confounders = [e.field for e in u.env if not e.torch_stack]
     blocks.append(Text(line, tone="ok" if passed else "bad"))
+    if u.rehearsal:
+        blocks.append(Text(_rehearsal_words(u), warning=True))
     if confounders:
         blocks.append(Text(f"the sides differ in more than torch: {', '.join(confounders)}", warning=True))
     return (blocks + _conformance_blocks(u) + _bound_blocks(u) + _speed_blocks(u) + _policy_blocks(u)
@@ -175,7 +202,9 @@ def junit(u: Upgrade) -> str:
                               failure=f"regression: {words}" if s.verdict == up.REGRESSION else None,
                               skipped=s.verdict if s.verdict in (up.TOO_FEW, up.ONE_SIDED) else None,
                               out=f"{s.verdict}: {words}"))
-    notes = [line] + [f"max_ratio news: {b.case_id} {b.old:.3f} -> {b.new:.3f}" for b in u.bounds if b.news]
+    notes = [line] + ([_rehearsal_words(u)] if u.rehearsal else [])
+    notes += [f"max_ratio news: {b.case_id} {b.old:.3f} -> {b.new:.3f}" for b in u.bounds if b.news]
     notes += policy_lines(u.policy, u.old_version, u.new_version)
     notes += [f"{'torch stack' if e.torch_stack else 'CONFOUNDER'}: {e.field}: {e.old} -> {e.new}" for e in u.env]
-    return junit_document(f"ampbench upgrade {u.old_version} -> {u.new_version}", cases, notes)
+    name = f"ampbench upgrade {u.old_version} -> {u.new_version}{' (rehearsal)' if u.rehearsal else ''}"
+    return junit_document(name, cases, notes)

@@ -106,6 +106,34 @@ def test_the_launcher_flag_is_the_same_as_the_variable(tmp_path):
     assert p.returncode == 2 and "--torch needs a version" in p.stderr
 
 
+@pytest.mark.parametrize("flag", [["--torch", ""], ["--torch="]])
+def test_an_empty_torch_flag_is_refused_not_taken_for_the_default(tmp_path, flag):
+    p = run(["./ampbench", *flag, "list"], tmp_path)
+    assert p.returncode == 2 and p.stderr == "ampbench: error: --torch needs a version, got ''\n", p.stderr
+    assert not list(tmp_path.iterdir())  # nothing provisioned
+
+
+# bash -c sourcing torch-env.sh is the case the scripts share, and never
+# provisions, whatever the outcome.
+SOURCES_TORCH_ENV = ["bash", "-c", 'ROOT="$PWD"; source ci/torch-env.sh; echo "$TORCH_VERSION"']
+
+
+@pytest.mark.parametrize("command", [SOURCES_TORCH_ENV, ["ci/bootstrap.sh"], ["ci/build.sh"], ["./ampbench", "list"]])
+def test_an_empty_torch_variable_is_refused_not_taken_for_the_default(tmp_path, command):
+    p = run(command, tmp_path, AMPBENCH_TORCH="")
+    assert p.returncode == 2, p.stderr
+    assert "AMPBENCH_TORCH is set but empty: name a release (supported: " in p.stderr
+    assert f"or unset it for the default, {pins()['torch']}" in p.stderr
+    assert not list(tmp_path.iterdir())
+
+
+def test_torch_before_upgrade_is_refused(tmp_path):
+    """upgrade picks its two versions itself: --torch there would be ignored."""
+    p = run(["./ampbench", "--torch", other_version(), "upgrade", "--from", "2.11.0", "--to", "2.15.0"], tmp_path)
+    assert p.returncode == 2 and "--torch does not apply to upgrade" in p.stderr, p.stderr
+    assert not list(tmp_path.iterdir())
+
+
 def other_version() -> str:
     return sorted(set(window()) - {pins()["torch"]})[0]
 

@@ -7,8 +7,15 @@ from __future__ import annotations
 import copy
 import json
 import math
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+
+from reference.python.bounded_json import MAX_BYTES
 
 from reference.python.tests.results_samples import case_doc, results_doc, valid_doc
 from reports import upgrade as up
@@ -18,6 +25,7 @@ from reports.upgrade_report import analyse, report_blocks, verdict
 from reports.render_markdown import render_markdown
 from reports.upgrade_stats import log_ratio_interval, wilcoxon_p
 
+ROOT = Path(__file__).resolve().parents[2]
 OLD, NEW = "2.11.0", "2.15.0"
 ROUND_NOISE = (1.00, 1.03, 0.98, 1.05, 0.97, 1.01)   # the machine's speed per round, shared by a pair
 
@@ -174,6 +182,19 @@ def test_a_field_varying_between_rounds_of_one_side_is_a_confounder(tmp_path):
     assert [(e.field, e.torch_stack) for e in u.env if "varies" in str(e.old)] == [("host", False)]
 
 
+def test_a_field_varying_between_rounds_of_the_new_side_is_a_confounder(tmp_path):
+    new = write_rounds(tmp_path, NEW, side())
+    doc = json.loads(open(new[4]).read())
+    doc["env"]["cpu_model"] = "another cpu"
+    open(new[4], "w").write(json.dumps(doc))
+    u = analyse(write_rounds(tmp_path, OLD, side()), new, OLD, NEW)
+    varies = [e for e in u.env if "varies" in str(e.old)]
+    assert [(e.field, e.old, e.torch_stack) for e in varies] == [
+        ("cpu_model", f"varies between rounds of {NEW}", False)]
+    assert "'another cpu'" in varies[0].new and "'x'" in varies[0].new
+    assert "the sides differ in more than torch: cpu_model" in render_markdown(report_blocks(u))
+
+
 def policy(rows):
     ops = [dict(op=op, dtype=dt, list=lst, inputs_fnv1a64="0", **out) for op, dt, lst, out in rows]
     return {"verdicts": [], "summary": {}, "got": {"ops": ops}, "expected": {"ops": copy.deepcopy(ops)}}
@@ -253,3 +274,136 @@ def test_reports_title_option_sets_the_headline(tmp_path):
     assert "# torch 2.11.0 vs 2.15.0\n" in (tmp_path / "r/report.md").read_text()
     assert reports_main([path, "--out", str(tmp_path / "d"), "--jobs", "1"]) == 0
     assert (tmp_path / "d/report.md").read_text().startswith("# ampbench report\n")
+
+
+# -- runs made with a test-only fault switch ---------------------------------------------
+
+@pytest.mark.parametrize("which", ["old", "new"])
+@pytest.mark.parametrize("fault,switch", [({"injected_slowdown": 0.2}, "--inject-slowdown 0.2"),
+                                          ({"injected_bitflip_step": 3}, "--inject-bitflip 3")])
+def test_a_run_made_with_a_fault_switch_is_refused_as_a_measurement(tmp_path, capsys, which, fault, switch):
+    old = write_rounds(tmp_path, OLD, side(), fault if which == "old" else None)
+    new = write_rounds(tmp_path, NEW, side(), fault if which == "new" else None)
+    assert cli(tmp_path, old, new) == 2
+    path, version = (old, OLD) if which == "old" else (new, NEW)
+    assert capsys.readouterr().err == (
+        f"upgrade: error: {path[0]} ({which} side, torch {version}): was made with {switch}, a test-only fault "
+        f"switch: it is not a measurement; pass --rehearsal to rehearse the verdict\n")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_rehearsal_is_judged_and_says_so_everywhere(tmp_path, capsys):
+    new = write_rounds(tmp_path, NEW, side(slow=0.25), {"injected_slowdown": 0.25})
+    assert cli(tmp_path, write_rounds(tmp_path, OLD, side()), new, "--rehearsal") == 1
+    line = capsys.readouterr().out
+    assert line.startswith(f"upgrade {OLD} -> {NEW} (smoke, 6 rounds, a REHEARSAL: not a measurement): FAIL: "
+                           f"1 throughput regression(s)")
+    md = (tmp_path / "out/upgrade.md").read_text()
+    assert (f"rehearsal (--rehearsal): this verdict rehearses the upgrade gate and measures nothing; 6 run(s) were "
+            f"made with a test-only fault switch ({new[0]}: --inject-slowdown 0.25, ...)") in md
+    xml = (tmp_path / "out/upgrade.xml").read_text()
+    assert f'<testsuite name="ampbench upgrade {OLD} -&gt; {NEW} (rehearsal)"' in xml
+
+
+# -- hostile input: one line and exit 2, never a traceback -------------------------------
+
+def extreme(k, noise, speed):
+    return [checked("plain/mlp/fp16/sgd", 0.3, "pass", speed)]
+
+
+def test_medians_at_the_ends_of_the_float_range_are_judged_without_a_traceback(tmp_path, capsys):
+    old = write_rounds(tmp_path, OLD, lambda k, n: extreme(k, n, 1e308))
+    new = write_rounds(tmp_path, NEW, lambda k, n: extreme(k, n, 5e-324))
+    assert cli(tmp_path, old, new) == 1  # log(5e-324 / 1e308) was log(0): a ValueError
+    assert "plain/mlp/fp16/sgd -100.0%" in capsys.readouterr().out
+
+
+def test_an_html_report_that_cannot_be_drawn_is_one_line_and_exit_2(tmp_path, capsys):
+    old = write_rounds(tmp_path, OLD, lambda k, n: extreme(k, n, 5e-324))
+    new = write_rounds(tmp_path, NEW, lambda k, n: extreme(k, n, 1e308))
+    assert main(["--from", OLD, "--to", NEW, "--old", *old, "--new", *new, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"upgrade: error: {old[0]} and {new[0]}: the HTML comparison cannot be drawn") and \
+        err.count("\n") == 1
+    assert (tmp_path / "out/upgrade.md").is_file()  # the verdict computed is kept
+
+
+@pytest.mark.parametrize("where", ["suite", "case"])
+def test_a_nan_minimum_effect_is_refused_not_a_pass(tmp_path, capsys, where):
+    new = write_rounds(tmp_path, NEW, side(slow=0.5))
+    doc = json.loads(open(new[-1]).read())
+    if where == "suite":
+        doc["gate"] = {"min_effect": float("nan")}
+    else:
+        doc["cases"][0]["gate"] = {"min_effect": float("nan")}
+    open(new[-1], "w").write(json.dumps(doc))
+    assert cli(tmp_path, write_rounds(tmp_path, OLD, side()), new) == 2
+    what = "the suite" if where == "suite" else "case plain/mlp/fp16/sgd"
+    assert capsys.readouterr().err == f"upgrade: error: {new[-1]}: gate.min_effect of {what} must be in (0, 1), got nan\n"
+
+
+@pytest.mark.parametrize("table", [[1], {"ops": 5}, "text"])
+def test_an_autocast_table_of_the_wrong_shape_is_refused(tmp_path, capsys, table):
+    bad = tmp_path / "autocast-ops.json"
+    bad.write_text(json.dumps({"verdicts": [], "summary": {}, "got": table}))
+    rc = cli(tmp_path, write_rounds(tmp_path, OLD, side()), write_rounds(tmp_path, NEW, side()),
+             "--old-autocast", str(bad), "--new-autocast", str(bad))
+    assert rc == 2 and capsys.readouterr().err == f'upgrade: error: {bad}: "got" must be an object with an "ops" list\n'
+
+
+@pytest.mark.parametrize("where", ["results", "autocast"])
+def test_a_lone_surrogate_is_refused_not_a_unicode_traceback(tmp_path, capsys, where):
+    old, new = write_rounds(tmp_path, OLD, side()), write_rounds(tmp_path, NEW, side())
+    extra, bad = [], old[0]
+    if where == "results":
+        text = Path(old[0]).read_text().replace('"host": "h"', '"host": "\\ud800"')
+        Path(old[0]).write_text(text)
+    else:
+        bad = str(tmp_path / "autocast-ops.json")
+        open(bad, "w").write(json.dumps(policy([("mm", "bfloat16", "lower", {"output_dtype": "x"})]))
+                             .replace('"mm"', '"\\udc00"'))
+        extra = ["--old-autocast", bad, "--new-autocast", bad]
+    assert cli(tmp_path, old, new, *extra) == 2
+    assert capsys.readouterr().err == (f"upgrade: error: {bad}: a string holds a lone UTF-16 surrogate (an unpaired "
+                                       f"\\ud800-\\udfff escape): not valid Unicode\n")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder", "huge"])
+def test_a_gate_junit_that_is_no_regular_file_is_refused_without_hanging(tmp_path, kind):
+    path = {"fifo": tmp_path / "gate.xml", "device": Path("/dev/zero"), "folder": tmp_path,
+            "huge": tmp_path / "huge.xml"}[kind]
+    if kind == "fifo":
+        os.mkfifo(path)
+    if kind == "huge":
+        with open(path, "wb") as f:
+            f.truncate(MAX_BYTES + 1)
+    old, new = write_rounds(tmp_path, OLD, side()), write_rounds(tmp_path, NEW, side())
+    # A subprocess: the old reader read a FIFO forever.
+    p = subprocess.run([sys.executable, "-m", "reports.upgrade_cli", "--from", OLD, "--to", NEW, "--old", *old,
+                        "--new", *new, "--gate-junit", str(path), "--out", str(tmp_path / "out"), "--no-html"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=60)
+    reason = "too large" if kind == "huge" else "not a regular file"
+    assert p.returncode == 2 and p.stderr.startswith(f"upgrade: error: {path}: {reason}"), p.stderr
+    assert p.stderr.count("\n") == 1
+
+
+def test_more_rounds_than_the_pairs_bound_are_refused(tmp_path, capsys):
+    one = write_rounds(tmp_path, OLD, side())[0]
+    assert cli(tmp_path, [one] * (up.MAX_ROUNDS + 1), [one] * (up.MAX_ROUNDS + 1)) == 2
+    assert capsys.readouterr().err == f"upgrade: error: {up.MAX_ROUNDS + 1} rounds: at most {up.MAX_ROUNDS} are read\n"
+
+
+def test_the_rounds_bound_is_the_commands_pairs_bound():
+    script = (ROOT / "ci/upgrade.sh").read_text()
+    assert re.search(r"\bMAX_PAIRS=([0-9]+)", script).group(1) == str(up.MAX_ROUNDS)
+
+
+def test_a_stopped_report_exits_130_without_a_traceback(tmp_path, capsys, monkeypatch):
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr("reports.upgrade_cli.analyse", stopped)
+    try:
+        rc = cli(tmp_path, ["a.json"], ["b.json"])
+    except KeyboardInterrupt:
+        pytest.fail("the KeyboardInterrupt reached the user as a traceback")
+    assert rc == 130 and capsys.readouterr().err == "upgrade: stopped\n"
