@@ -5,6 +5,8 @@ rules)."""
 
 from __future__ import annotations
 
+import math
+
 from .fleet_input import Machine, describe_key, group_machines
 from .fleet_stats import INVESTIGATE, REJECT, Rule, Verdict, agreement, flag_slow, speed
 
@@ -58,7 +60,7 @@ def _speed(members, verdicts, rule: Rule) -> dict:
     samples: dict[str, dict[str, float]] = {}
     for m in members:
         for c in m.results.cases:
-            if c.throughput is not None and c.throughput.median > 0:
+            if c.throughput is not None and 0 < c.throughput.median < math.inf:
                 samples.setdefault(c.id, {})[m.id] = c.throughput.median
     speeds = {case: speed(v, rule) for case, v in sorted(samples.items()) if len(v) >= MIN_GROUP_FOR_SPEED}
     flag_slow(speeds, rule)
@@ -74,8 +76,10 @@ def _speed(members, verdicts, rule: Rule) -> dict:
                    "relative": {m: r for m, r in sorted(s.relative.items())}} for case, s in speeds.items()}
 
 
-def analyse(machines: list[Machine], rule: Rule) -> dict:
-    """The report's content as plain data (written as fleet.json as is)."""
+def analyse(machines: list[Machine], rule: Rule, skipped=(), rehearsal=False) -> dict:
+    """The report's content as plain data (written as fleet.json as is).
+    skipped: what discovery passed over, and why; rehearsal: the user said
+    faults were injected on purpose (which machines had one is listed)."""
     groups = group_machines(machines)
     verdicts = {m.id: Verdict() for m in machines}
     for m in machines:
@@ -96,7 +100,8 @@ def analyse(machines: list[Machine], rule: Rule) -> dict:
             "build": {"git_commit": first.env.get("git_commit"), "git_dirty": first.env.get("git_dirty")},
             "rule": {"fdr": rule.fdr, "min_effect": rule.min_effect, "mad_floor": rule.mad_floor,
                      "false_alarm": false_alarm_sentence(rule)},
-            "counts": counts, "machines": out_machines, "groups": group_out}
+            "rehearsal": {"declared": rehearsal, "faults": {m.id: m.faults for m in machines if m.faults}},
+            "skipped": list(skipped), "counts": counts, "machines": out_machines, "groups": group_out}
 
 
 def false_alarm_sentence(rule: Rule) -> str:

@@ -12,7 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reference.python.results_file import Results, ResultsError, load_results
+from reference.python.results_file import Results, ResultsError, Status, load_results
+
+from .fleet_discovery import results_file
 
 # The environment fields that must match for two machines to be expected
 # to compute the same bits and run at the same speed. Left out on purpose:
@@ -24,6 +26,10 @@ GROUP_FIELDS = ("device", "cpu_model", "gpu_name", "gpu_count", "compute_capabil
                 "deterministic")
 # Fields that make two runs different builds: never one fleet.
 BUILD_FIELDS = ("git_commit", "git_dirty")
+# `env` fields a test-only fault switch writes (`--inject-slowdown`,
+# `--inject-bitflip`): results made under one measure the fault, not the
+# machine. Any later `injected_*` field is such a switch too.
+FAULT_PREFIX = "injected_"
 
 
 class FleetInputError(Exception):
@@ -37,51 +43,15 @@ class Machine:
     results: Results | None = None
     problems: list[str] = field(default_factory=list)  # why its results cannot be used as they are
     group: str | None = None
+    faults: list[str] = field(default_factory=list)  # test-only fault switches its run was made with
 
 
 def machine_id(results: Results) -> str:
     return str(results.env.get("machine_id") or results.env.get("host") or "")
 
 
-def _results_file(folder: Path) -> tuple[Path | None, str | None]:
-    """The folder's results.json: its own, or the shallowest one below (a
-    run's output folder inside the machine's); rank folders' copies are
-    rank 0's and never the run's."""
-    if (folder / "results.json").is_file():
-        return folder / "results.json", None
-    found = sorted((p for p in folder.rglob("results.json") if "ddp-ranks" not in p.parts),
-                   key=lambda p: (len(p.parts), str(p)))
-    if not found:
-        return None, "no results.json"
-    top = [p for p in found if len(p.parts) == len(found[0].parts)]
-    if len(top) > 1:
-        return None, "several results.json, cannot tell which is this machine's: " + ", ".join(map(str, top))
-    return found[0], None
-
-
-def _machine_folders(paths) -> list[Path]:
-    """A folder with a results file is one machine; any other folder is a
-    collection whose subfolders are machines (the shared folder a job array
-    writes into)."""
-    folders = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_file():
-            folders.append(path.parent)
-        elif not path.is_dir():
-            raise FleetInputError(f"{path}: no such file or folder")
-        elif (path / "results.json").is_file():
-            folders.append(path)
-        else:
-            subfolders = sorted(p for p in path.iterdir() if p.is_dir())
-            if not subfolders:
-                raise FleetInputError(f"{path}: neither a results folder nor a folder of machines' folders")
-            folders.extend(subfolders)
-    return folders
-
-
 def _load(folder: Path) -> Machine:
-    path, problem = _results_file(folder)
+    path, problem = results_file(folder)
     if path is None:
         return Machine(folder.name, folder, problems=[f"results missing: {problem} in {folder}"])
     try:
@@ -93,14 +63,33 @@ def _load(folder: Path) -> Machine:
         machine.problems.append("results incomplete: the run did not finish (complete=false)")
     if not results.env.get("deterministic"):
         machine.problems.append("run without --deterministic: no fingerprints to compare")
+    else:
+        _name_missing_fingerprints(machine)
+    machine.faults = [f"{k}={v}" for k, v in sorted(results.env.items())
+                      if k.startswith(FAULT_PREFIX) and v is not None and v is not False]
     return machine
 
 
-def load_machines(paths, expected=()) -> list[Machine]:
-    """`expected`: machine ids that must be there (a scheduler's node list):
-    one without results is named even when it never made a folder."""
-    machines = [_load(folder) for folder in _machine_folders(paths)]
+def _name_missing_fingerprints(machine: Machine) -> None:
+    """A deterministic run writes a fingerprint for every case that ran: one
+    without any was compared with nobody, and agreement by silence is none."""
+    ran = [c for c in machine.results.cases if c.status in (Status.PASS, Status.FAIL)]
+    bare = [c.id for c in ran if not c.fingerprint]
+    if bare:
+        shown = ", ".join(bare[:3]) + (f" and {len(bare) - 3} more" if len(bare) > 3 else "")
+        machine.problems.append(f"no fingerprint in {len(bare)} of {len(ran)} case(s) that ran ({shown}) although "
+                                "run with --deterministic: not compared with its group")
+
+
+def load_machines(folders, expected=(), rehearsal=False) -> list[Machine]:
+    """`folders`: one per machine (reports/fleet_discovery.py); `expected`:
+    machine ids that must be there (a scheduler's node list): one without
+    results is named even when it never made a folder. `rehearsal`: the
+    user says faults were injected on purpose."""
+    machines = [_load(folder) for folder in folders]
     _refuse_duplicates(machines)
+    if not rehearsal:
+        _refuse_faults(machines)
     present = {m.id for m in machines}
     machines += [Machine(i, Path("-"), problems=["results missing: expected, but no folder has its results"])
                  for i in dict.fromkeys(expected) if i not in present]
@@ -116,6 +105,14 @@ def _refuse_duplicates(machines) -> None:
             raise FleetInputError(f"machine {m.id!r} appears twice ({seen[m.id]} and {m.folder}): give each "
                                   "machine its own AMPBENCH_MACHINE_ID")
         seen[m.id] = m.folder
+
+
+def _refuse_faults(machines) -> None:
+    faulty = [f"{m.id} ({', '.join(m.faults)})" for m in machines if m.faults]
+    if faulty:
+        more = f" and {len(faulty) - 5} more" if len(faulty) > 5 else ""
+        raise FleetInputError(f"results made with a test-only fault switch: {'; '.join(faulty[:5])}{more}: they "
+                              "measure the fault, not the machine; pass --rehearsal if this is a rehearsal")
 
 
 def _refuse_mixtures(loaded) -> None:

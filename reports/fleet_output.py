@@ -15,7 +15,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 import numpy as np  # noqa: E402
 
-from .fleet_page import by_severity, render_html  # noqa: E402
+from .figures.style import plain_text  # noqa: E402
+from .fleet_outdir import OutputError  # noqa: E402
+from .fleet_page import by_severity, render_html, visible  # noqa: E402
 
 FIGURE = "fleet-machines-by-cases.png"
 # Past this many rows the figure is taller than a screen: the case labels and
@@ -28,8 +30,12 @@ WIDE_IN = 11.5
 
 
 def write_all(report: dict, out: Path) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "fleet.json").write_text(json.dumps(report, indent=1) + "\n")
+    """Every file of the report into the existing folder out."""
+    try:
+        text = json.dumps(report, indent=1, allow_nan=False)
+    except ValueError as exc:  # an infinity or NaN must fail loudly, never become invalid JSON
+        raise OutputError(f"fleet.json would not be JSON: {exc}") from None
+    (out / "fleet.json").write_text(text + "\n")
     write_junit(report, out / "fleet-junit.xml")
     draw(report, out / FIGURE)
     (out / "index.html").write_text(render_html(report, FIGURE))
@@ -37,13 +43,16 @@ def write_all(report: dict, out: Path) -> None:
 
 def write_junit(report: dict, path: Path) -> None:
     bad = [m for m in report["machines"] if m["verdict"] != "accept"]
-    suite = ET.Element("testsuite", name=f"fleet.{report['suite']}", tests=str(len(report["machines"])),
+    suite = ET.Element("testsuite", name=visible(f"fleet.{report['suite']}"), tests=str(len(report["machines"])),
                        failures=str(len(bad)), errors="0")
+    if (report.get("rehearsal") or {}).get("declared"):  # a CI reading only the JUnit must see it too
+        ET.SubElement(ET.SubElement(suite, "properties"), "property", name="rehearsal", value="true")
     for m in report["machines"]:
-        case = ET.SubElement(suite, "testcase", classname=f"fleet.{m['group'] or 'no-results'}", name=m["id"])
+        case = ET.SubElement(suite, "testcase", classname=visible(f"fleet.{m['group'] or 'no-results'}"),
+                             name=visible(m["id"]))
         if m["verdict"] != "accept":
-            failure = ET.SubElement(case, "failure", type=m["verdict"], message=m["reasons"][0])
-            failure.text = "\n".join(m["reasons"])
+            failure = ET.SubElement(case, "failure", type=m["verdict"], message=visible(m["reasons"][0]))
+            failure.text = "\n".join(visible(r) for r in m["reasons"])
     root = ET.Element("testsuites")
     root.append(suite)
     ET.ElementTree(root).write(path, encoding="unicode", xml_declaration=True)
@@ -71,6 +80,11 @@ def _matrix(report: dict):
 
 
 def draw(report: dict, path: Path) -> None:
+    with plain_text():  # machine and case ids are shown as they are, `$` and all
+        _draw(report, path)
+
+
+def _draw(report: dict, path: Path) -> None:
     machines, cases, value, dissent = _matrix(report)
     rows, cols = max(1, len(machines)), max(1, len(cases))
     # About 30 inches at most: at 256 machines a row is 0.11 in, and the
@@ -108,11 +122,12 @@ def draw(report: dict, path: Path) -> None:
 def _label(ax, machines, cases, label_pt, both_sides) -> None:
     """Every machine by name and verdict (the ones not accepted in colour),
     every case by id."""
-    ax.set_yticks(range(len(machines)), [f"{m['id']} ({m['verdict']})" for m in machines], fontsize=label_pt)
+    ax.set_yticks(range(len(machines)), [f"{visible(m['id'])} ({m['verdict']})" for m in machines],
+                  fontsize=label_pt)
     ax.tick_params(axis="y", right=both_sides, labelright=both_sides)
     for tick, m in zip(ax.yaxis.get_major_ticks(), machines):
         if m["verdict"] != "accept":
             for label in (tick.label1, tick.label2):
                 label.set(color="#b00000" if m["verdict"] == "reject" else "#a06000", fontweight="bold")
-    ax.set_xticks(range(len(cases)), cases, rotation=60, ha="right", fontsize=8)
+    ax.set_xticks(range(len(cases)), [visible(c) for c in cases], rotation=60, ha="right", fontsize=8)
     ax.set_xlabel("case")

@@ -15,12 +15,23 @@ sideways in its own strip, and the page itself never does.
 from __future__ import annotations
 
 import html
+import re
 
 FLAGGED_SHOWN = 40
+# What a reader cannot see and a terminal, XML 1.0 or a font would act on or
+# refuse: C0 and C1 controls, DEL, surrogates, U+FFFE and U+FFFF. Machine ids
+# come from host names and AMPBENCH_MACHINE_ID, so they may hold any.
+_UNSHOWABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 _ORDER = {"reject": 0, "investigate": 1, "accept": 2}
 # Fields every machine of a fleet shares (one build is enforced): said once
 # above the tables instead of in every group's row.
 _SAID_ONCE = ("git_commit", "git_dirty")
+
+
+def visible(text) -> str:
+    """text with each such character written as its escape (\\x01, \\ufffe),
+    so two ids that differ only there still read apart."""
+    return _UNSHOWABLE.sub(lambda m: ascii(m.group())[1:-1], str(text))
 
 
 def by_severity(machines) -> list:
@@ -29,7 +40,7 @@ def by_severity(machines) -> list:
 
 
 def _rows(items) -> str:
-    return "".join("<tr>" + "".join(f"<td>{html.escape(str(x))}</td>" for x in row) + "</tr>" for row in items)
+    return "".join("<tr>" + "".join(f"<td>{html.escape(visible(x))}</td>" for x in row) + "</tr>" for row in items)
 
 
 def _table(head, rows) -> str:
@@ -65,6 +76,21 @@ def _flagged(report) -> str:
             f"({sum(1 for r in rest if r[1] == 'reject')} rejected)</summary>{_table(head, rest)}</details>")
 
 
+def _notes(report) -> str:
+    """A rehearsal says so above everything; what discovery passed over is
+    listed so that a machine folder missing from the counts can be found."""
+    out = ""
+    rehearsal = report.get("rehearsal") or {}
+    if rehearsal.get("declared"):
+        faults = "; ".join(f"{m}: {', '.join(f)}" for m, f in sorted(rehearsal.get("faults", {}).items()))
+        out += ("<p class=\"rehearsal\"><b>Rehearsal</b> (--rehearsal): faults were injected on purpose; these "
+                f"verdicts test the check, not the fleet. {html.escape(faults or 'No machine records a fault.')}</p>")
+    if report.get("skipped"):
+        out += ("<p>Passed over, not machines:</p><ul>"
+                + "".join(f"<li>{html.escape(s)}</li>" for s in report["skipped"]) + "</ul>")
+    return out
+
+
 def render_html(report: dict, figure: str) -> str:
     counts = report["counts"]
     dirty = " (with uncommitted changes)" if report["build"]["git_dirty"] else ""
@@ -73,10 +99,11 @@ def render_html(report: dict, figure: str) -> str:
 <style>body{{font-family:sans-serif;max-width:1200px;margin:2em auto}}table{{border-collapse:collapse}}
 td,th{{border:1px solid #ccc;padding:3px 6px;vertical-align:top}}
 td:last-child{{overflow-wrap:anywhere}}.figure{{overflow-x:auto}}
-summary{{cursor:pointer;margin:0.5em 0}}</style></head><body>
+summary{{cursor:pointer;margin:0.5em 0}}.rehearsal{{background:#fff3c0;padding:4px 8px}}</style></head><body>
 <h1>Fleet qualification: suite {html.escape(report['suite'])}</h1>
 <p><b>{counts['accept']} accepted, {counts['investigate']} to investigate, {counts['reject']} rejected</b>
 of {len(report['machines'])} machines; build {html.escape(str(report['build']['git_commit']))}{dirty}.</p>
+{_notes(report)}
 <h2>Groups (machines expected to agree bit for bit)</h2>
 {_groups(report)}
 <h2>Machines not accepted</h2>

@@ -29,6 +29,9 @@ if slow and (slow["verdict"] != "investigate" or not slow["reasons"][0].startswi
     problems.append(f"sim-03: {slow['verdict']}: {slow['reasons']}")
 if flipped and (flipped["verdict"] != "reject" or "silent data corruption" not in flipped["reasons"][0]):
     problems.append(f"sim-09: {flipped['verdict']}: {flipped['reasons']}")
+# The report says it was a rehearsal, and which machines had a fault switch.
+if not report["rehearsal"]["declared"] or sorted(report["rehearsal"]["faults"]) != ["sim-03", "sim-09"]:
+    problems.append(f"rehearsal: {report['rehearsal']}, expected sim-03 and sim-09 named")
 if len(report["machines"]) != 16 or len(report["groups"]) != 1:
     problems.append(f"{len(report['machines'])} machines in {len(report['groups'])} groups, expected 16 in 1")
 # Every healthy machine agreed with every other: the runs are deterministic.

@@ -38,6 +38,8 @@ done
 # The logs sit beside the folders, not in them: the report reads folders only.
 mkdir -p "$OUT/logs" && mv "$OUT"/machines/*.log "$OUT/logs/"
 rc=0
+# A simulated fleet is a rehearsal: its faults are injected on purpose, and
+# the report refuses results made with a fault switch unless told so.
 # shellcheck disable=SC2086  # FLEET_ARGS is a list of flags
-(cd "$ROOT" && "$PYTHON" -m reports.fleet "$OUT/machines" --out "$OUT/report" ${FLEET_ARGS:-}) || rc=$?
+(cd "$ROOT" && "$PYTHON" -m reports.fleet "$OUT/machines" --out "$OUT/report" --rehearsal ${FLEET_ARGS:-}) || rc=$?
 exit "$rc"

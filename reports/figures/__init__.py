@@ -27,7 +27,7 @@ from .ratio import ratio_figure
 from .curves import deviation_figure, loss_figure, scale_figure
 from .ddp import ddp_figure
 from .fp8_scales import fp8_scale_figure
-from .style import save
+from .style import plain_text, save
 from .throughput import throughput_figure
 from .underflow import underflow_figure
 from .utilisation import utilisation_figure
@@ -110,10 +110,11 @@ def comparison_jobs(runs) -> list:
 
 
 def _draw_and_save(job: Job, out_dir: Path):
-    fig = job.draw(*job.args)
-    if fig is None:
-        return None
-    save(fig, Path(out_dir) / job.spec.name)
+    with plain_text():
+        fig = job.draw(*job.args)
+        if fig is None:
+            return None
+        save(fig, Path(out_dir) / job.spec.name)
     return job.spec
 
 

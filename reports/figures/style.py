@@ -31,6 +31,18 @@ SKIP_MARKER = {"marker": "v", "color": "black", "s": 28, "zorder": 5}
 DPI = 100
 
 
+# Every text we draw is data (case ids, machine ids, file names), and a `$`
+# in it would be parsed as mathtext: `$x^$` fails the whole figure. Drawing
+# and saving happen inside plain_text(); the log axes label themselves
+# without mathtext (light_log_axis).
+PLAIN_TEXT = {"text.parse_math": False}
+
+
+def plain_text():
+    """Context in which text given to matplotlib is shown as it is."""
+    return matplotlib.rc_context(PLAIN_TEXT)
+
+
 def precision_color(precision: str) -> str:
     if precision in PRECISION_COLORS:
         return PRECISION_COLORS[precision]

@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from reports.fleet import main
-from reports.fleet_stats import benjamini_hochberg, lower_tail_p
+from reports.fleet_stats import Rule, agreement, benjamini_hochberg, lower_tail_p, speed
 from reports.tests.sample_fleet import machine_doc, write_fleet
 
 
@@ -142,6 +142,42 @@ def test_benjamini_hochberg_and_the_tail():
     assert benjamini_hochberg([0.02, 0.5], 0.01) == [False, False]
     assert lower_tail_p(0.0) == pytest.approx(0.5) and lower_tail_p(-3.0) == pytest.approx(0.00135, rel=1e-2)
 
+
+@pytest.mark.parametrize("bad", ["a-first", "node-002x", "z-last"])
+def test_the_majority_decides_wherever_the_dissenter_sorts(tmp_path, bad):
+    docs = healthy(4)
+    docs[bad] = machine_doc(bad, corrupt={"plain/mlp/fp16/sgd"})
+    code, report, _ = run(tmp_path, docs)
+    assert code == 1 and verdicts(report) == {bad: "reject"}
+    case = report["groups"][0]["cases"]["plain/mlp/fp16/sgd"]
+    assert case["agree"] == 4 and case["disagree"] == {bad: ["final_params", "optimizer_state"]}
+
+
+def test_agreement_does_not_depend_on_which_machine_comes_first():
+    good = {"hash": "g", "loss": "l", "final_params": "p", "optimizer_state": "o"}
+    bad = dict(good, hash="b", final_params="q")
+    for order in (["a", "b", "c"], ["c", "b", "a"], ["b", "a", "c"]):
+        prints = {m: (bad if m == "a" else good) for m in order}
+        a = agreement(prints)
+        assert (a.majority, a.agree, a.disagree) == ("g", ["b", "c"], {"a": ["final_params"]})
+
+
+def test_sigma_is_1_4826_times_the_median_absolute_deviation():
+    # Median 100, absolute deviations 0, 2, 2, 10, 10: MAD 2, above the 1% floor.
+    s = speed({"a": 100.0, "b": 102.0, "c": 98.0, "d": 110.0, "e": 90.0}, Rule())
+    assert s.median == 100.0 and s.sigma == pytest.approx(1.4826 * 2, rel=1e-12)
+    assert s.p_values["e"] == pytest.approx(lower_tail_p(-10 / (1.4826 * 2)), rel=1e-12)
+    # An even fleet: MAD 0, and sigma is the floor, 1% of the median.
+    assert speed({"a": 100.0, "b": 100.0, "c": 100.0, "d": 99.0}, Rule()).sigma == pytest.approx(1.0, rel=1e-12)
+
+
+def test_the_reported_sigma_is_the_rule_s(tmp_path):
+    rates = {"n0": 1.0, "n1": 1.02, "n2": 0.98, "n3": 1.1, "n4": 0.9}
+    docs = {m: machine_doc(m, speed=f) for m, f in rates.items()}
+    _, report, _ = run(tmp_path, docs)
+    for case, t in report["groups"][0]["throughput"].items():
+        median = t["median_samples_per_s"]
+        assert t["sigma"] == pytest.approx(1.4826 * 0.02 * median, rel=1e-9), case
 
 
 def test_unreadable_or_ambiguous_results_are_named_not_guessed(tmp_path):
