@@ -2,9 +2,11 @@
 results loader, checked, and grouped by hardware and software.
 
 What cannot be one fleet (another suite, another build, two folders claiming
-one machine) raises FleetInputError, which the CLI turns into exit 2; what
-is one machine's problem (no results, an unfinished run, a run without
---deterministic) stays with that machine as a reason in the report.
+one machine, results made with a test-only fault switch outside a
+rehearsal) raises FleetInputError, which the CLI turns into exit 2; what is
+one machine's problem (no results, an unfinished run, a run without
+--deterministic or without fingerprints) stays with that machine as a
+reason in the report.
 """
 
 from __future__ import annotations
@@ -63,22 +65,9 @@ def _load(folder: Path) -> Machine:
         machine.problems.append("results incomplete: the run did not finish (complete=false)")
     if not results.env.get("deterministic"):
         machine.problems.append("run without --deterministic: no fingerprints to compare")
-    else:
-        _name_missing_fingerprints(machine)
     machine.faults = [f"{k}={v}" for k, v in sorted(results.env.items())
                       if k.startswith(FAULT_PREFIX) and v is not None and v is not False]
     return machine
-
-
-def _name_missing_fingerprints(machine: Machine) -> None:
-    """A deterministic run writes a fingerprint for every case that ran: one
-    without any was compared with nobody, and agreement by silence is none."""
-    ran = [c for c in machine.results.cases if c.status in (Status.PASS, Status.FAIL)]
-    bare = [c.id for c in ran if not c.fingerprint]
-    if bare:
-        shown = ", ".join(bare[:3]) + (f" and {len(bare) - 3} more" if len(bare) > 3 else "")
-        machine.problems.append(f"no fingerprint in {len(bare)} of {len(ran)} case(s) that ran ({shown}) although "
-                                "run with --deterministic: not compared with its group")
 
 
 def load_machines(folders, expected=(), rehearsal=False) -> list[Machine]:
@@ -95,6 +84,7 @@ def load_machines(folders, expected=(), rehearsal=False) -> list[Machine]:
                  for i in dict.fromkeys(expected) if i not in present]
     _refuse_mixtures([m for m in machines if m.results is not None])
     _name_missing_cases(machines)
+    _name_missing_fingerprints(machines)
     return machines
 
 
@@ -139,6 +129,30 @@ def _name_missing_cases(machines) -> None:
         if missing:
             shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
             m.problems.append(f"results incomplete: {len(missing)} of {len(union)} cases missing ({shown})")
+
+
+def _ran(machine: Machine) -> list:
+    return [c for c in machine.results.cases if c.status in (Status.PASS, Status.FAIL)]
+
+
+def _name_missing_fingerprints(machines) -> None:
+    """A deterministic run fingerprints the cases that ran: a machine with
+    none, or without one where others have it, was compared with nobody
+    there, and agreement by silence is none. A case no machine fingerprints
+    (a kind of case that records none) is no one's problem."""
+    deterministic = [m for m in machines if m.results is not None and m.results.env.get("deterministic")]
+    printed = {c.id for m in deterministic for c in _ran(m) if c.fingerprint}
+    for m in deterministic:
+        ran = _ran(m)
+        bare = [c.id for c in ran if not c.fingerprint]
+        if ran and len(bare) == len(ran):
+            m.problems.append(f"no fingerprint in any of its {len(ran)} case(s) that ran although run with "
+                              "--deterministic: compared with nobody")
+        elif any(c in printed for c in bare):
+            bare = [c for c in bare if c in printed]
+            shown = ", ".join(bare[:3]) + (f" and {len(bare) - 3} more" if len(bare) > 3 else "")
+            m.problems.append(f"no fingerprint in {len(bare)} case(s) the others fingerprinted ({shown}) although "
+                              "run with --deterministic: not compared with its group there")
 
 
 def group_key(results: Results) -> tuple:

@@ -235,15 +235,29 @@ def test_control_characters_in_a_machine_id_leave_the_junit_valid_xml(tmp_path):
 
 # -- runs that are no measurement --------------------------------------------------
 
-def test_a_deterministic_run_without_fingerprints_is_investigated(tmp_path):
+@pytest.mark.parametrize("stripped, message", [
+    (None, "no fingerprint in any of its"),
+    ("plain/mlp/fp16/sgd", "no fingerprint in 1 case(s) the others fingerprinted (plain/mlp/fp16/sgd)"),
+], ids=["every-case", "one-case"])
+def test_a_deterministic_run_without_fingerprints_is_investigated(tmp_path, stripped, message):
     docs = healthy(4)
     for case in docs["node-002"]["cases"]:
-        case.pop("fingerprint", None)
+        if stripped in (None, case["id"]):
+            case.pop("fingerprint", None)
     out = tmp_path / "out"
     assert main([write_fleet(tmp_path / "fleet", docs), "--out", str(out)]) == 1
     named = {m["id"]: m for m in report_of(out)["machines"] if m["verdict"] != "accept"}
     assert list(named) == ["node-002"] and named["node-002"]["verdict"] == "investigate"
-    assert "no fingerprint in" in named["node-002"]["reasons"][0]
+    assert message in named["node-002"]["reasons"][0]
+
+
+def test_a_case_no_machine_fingerprints_is_no_ones_problem(tmp_path):
+    docs = healthy(4)
+    for doc in docs.values():
+        for case in doc["cases"]:
+            if case["id"] == "plain/mlp/fp16/sgd":
+                case.pop("fingerprint", None)
+    assert main([write_fleet(tmp_path / "fleet", docs), "--out", str(tmp_path / "out")]) == 0
 
 
 @pytest.mark.parametrize("switch, value", [("injected_bitflip_step", 0), ("injected_slowdown", 3.0)])
