@@ -8,6 +8,7 @@
 #include "cli/finite_range.h"
 #include "cli/integer_range.h"
 #include "runner/determinism.h"
+#include "spec/implementation.h"
 #include "session/run_session.h"
 
 namespace ampbench::cli {
@@ -60,6 +61,21 @@ void add_run_command(CLI::App& app, Action& selected) {
                   "Test only: at this optimizer step, flip the lowest mantissa bit of the first parameter's gradient "
                   "in every case (silent data corruption for the fleet report to find)")
       ->transform(IntegerRange(0, 1000000))
+      ->group("Debug");
+  sub->add_option("--implementation", args->implementation,
+                  "eager: ampbench's C++ loop; compiled: the same recipes in PyTorch's Python with the model "
+                  "compiled by torch.compile, judged against the eager fp32 baselines (docs/compiled.md)")
+      ->check(CLI::IsMember({"eager", "compiled"}))
+      ->capture_default_str();
+  sub->add_option("--compile-mode", args->compile_mode, "torch.compile's mode (with --implementation compiled)")
+      ->check(CLI::IsMember(kCompileModes))
+      ->capture_default_str();
+  sub->add_flag("--compile-step", args->compile_step,
+                "Compile the optimizer step too (with --implementation compiled)");
+  sub->add_option("--inject-compile-fault", args->inject_compile_fault,
+                  "Test only: a wrong compiled graph (drop_autocast_cast removes autocast's first cast), which the "
+                  "checker must fail")
+      ->check(CLI::IsMember(kCompileFaults))
       ->group("Debug");
   sub->add_option("--ceilings", args->ceilings_file,
                   "Embed these measured ceilings (JSON, as `ampbench qualify` writes) in the env block and report "

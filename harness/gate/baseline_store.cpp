@@ -65,6 +65,8 @@ std::string baseline_name(const ResultsFile& r) {
   std::string name = sanitize_name_part(r.suite) + "__" + sanitize_name_part(device) + "__" +
                      sanitize_name_part(hardware) + "__torch-" + sanitize_name_part(env_value(r, "libtorch_version"));
   if (r.device == DeviceKind::kCuda) name += "__cuda-" + sanitize_name_part(env_value(r, "cuda_runtime"));
+  // A compiled run is its own baseline; an eager one keeps the name it had.
+  if (const auto it = r.env.find("implementation"); it != r.env.end() && it->second == "compiled") name += "__compiled";
   return name;
 }
 

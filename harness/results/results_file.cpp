@@ -147,13 +147,15 @@ ResultsFile load_results(const std::string& path) {
 
 std::vector<std::string> env_differences(const ResultsFile& baseline, const ResultsFile& current) {
   std::vector<std::string> out;
-  auto get = [](const ResultsFile& f, const char* key) {
+  // Results from before the implementation was recorded are eager's.
+  auto get = [](const ResultsFile& f, const std::string& key) {
     const auto it = f.env.find(key);
-    return it == f.env.end() ? std::string("none") : it->second;
+    return it != f.env.end() ? it->second : key == "implementation" ? std::string("eager") : std::string("none");
   };
   std::vector<const char*> keys = {"device", "gpu_name"};
   if (baseline.device == DeviceKind::kCpu || current.device == DeviceKind::kCpu) keys.push_back("cpu_model");
   keys.push_back("libtorch_version");
+  keys.push_back("implementation");
   keys.push_back("cuda_runtime");
   for (const char* key : keys) {
     const std::string b = get(baseline, key);
@@ -166,7 +168,8 @@ std::vector<std::string> env_differences(const ResultsFile& baseline, const Resu
 std::vector<std::string> injected_faults(const ResultsFile& f) {
   std::vector<std::string> out;
   for (const auto& [key, flag] : {std::pair{"injected_slowdown", "--inject-slowdown"},
-                                  std::pair{"injected_bitflip_step", "--inject-bitflip"}}) {
+                                  std::pair{"injected_bitflip_step", "--inject-bitflip"},
+                                  std::pair{"injected_compile_fault", "--inject-compile-fault"}}) {
     if (const auto it = f.env.find(key); it != f.env.end()) out.push_back(std::string(flag) + " " + it->second);
   }
   return out;

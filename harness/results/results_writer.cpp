@@ -5,6 +5,7 @@
 #include <ctime>
 #include <stdexcept>
 
+#include "core/median.h"
 #include "io/atomic_file.h"
 #include "spec/case_identity.h"
 #include "spec/fp8_settings_json.h"
@@ -217,6 +218,34 @@ json fp8_json(const CaseSpec& s, const CaseRecord& r) {
   return j;
 }
 
+// How torch.compile took a compiled case, what compiling cost, and the
+// compiled loop's speed over the eager C++ loop's on the same case.
+json compiled_to_json(const CompiledRun& c, const std::optional<ThroughputStats>& compiled_speed) {
+  json breaks = json::array();
+  for (const std::string& why : c.graph_breaks) breaks.push_back({{"reason", why}});
+  json eager = nullptr;
+  json speedup = nullptr;
+  if (!c.eager_samples_per_s.empty()) {
+    const double eager_median = median(c.eager_samples_per_s);
+    eager = {{"samples_per_s", c.eager_samples_per_s}, {"median", eager_median}};
+    if (compiled_speed && eager_median > 0) speedup = compiled_speed->median / eager_median;
+  }
+  return {{"mode", c.mode},
+          {"compile_step", c.compile_step},
+          {"fault", c.fault.empty() ? json(nullptr) : json(c.fault)},
+          {"torch_version", c.torch_version},
+          {"graphs", c.graphs},
+          {"graph_break_count", c.graph_breaks.size()},
+          {"graph_breaks", breaks},
+          {"recompiles", c.recompiles},
+          {"ran_eager", c.ran_eager},
+          {"fullgraph", {{"ok", c.fullgraph}, {"reason", c.fullgraph_refusal.empty() ? json(nullptr) : json(c.fullgraph_refusal)}}},
+          {"compile_seconds", {{"cold", finite_or_null(c.seconds_cold)}, {"warm", finite_or_null(c.seconds_warm)}}},
+          {"eager_throughput", eager},
+          {"speedup_vs_eager", speedup},
+          {"emulated_max_ratio", c.emulated_max_ratio ? finite_or_null(*c.emulated_max_ratio) : json(nullptr)}};
+}
+
 json case_to_json(const CaseResult& result) {
   const CaseRecord& r = result.record;
   const CaseSpec& s = r.spec;
@@ -258,6 +287,11 @@ json case_to_json(const CaseResult& result) {
   // for "asked and empty".
   j["fp8"] = fp8_json(s, r);
   if (r.fingerprint && r.status == RunStatus::kRan) j["fingerprint"] = fingerprint_to_json(*r.fingerprint);
+  // Only in a compiled run's cases: an eager results file is unchanged.
+  if (s.implementation == Implementation::kCompiled) {
+    j["implementation"] = to_string(s.implementation);
+    j["compiled"] = r.compiled ? compiled_to_json(*r.compiled, result.throughput) : json(nullptr);
+  }
   return j;
 }
 

@@ -81,6 +81,28 @@ struct NonfiniteDiagnosis {
   std::string where;  // "backward: the gradient of model0.head", "forward: ...", "optimizer step: ..."
 };
 
+// A case trained by the compiled implementation (session/compiled_case.h):
+// how torch.compile took the model, and what compiling cost apart from the
+// steady-state throughput.
+struct CompiledRun {
+  std::string mode;                 // torch.compile's mode
+  bool compile_step = false;        // the optimizer step compiled too
+  std::string fault;                // a test-only fault in the compiled graph ("" for none)
+  std::string torch_version;        // of the Python that compiled it
+  int graphs = 0;                   // graphs Dynamo captured
+  std::vector<std::string> graph_breaks;  // one reason per break
+  int recompiles = 0;
+  bool ran_eager = false;           // some frame fell back to eager
+  bool fullgraph = false;           // fullgraph=True compiles the model
+  std::string fullgraph_refusal;    // why not ("" when it does)
+  double seconds_cold = 0;          // first compile, empty caches
+  double seconds_warm = 0;          // again, with the FX graph cache filled
+  std::vector<double> eager_samples_per_s;  // the C++ eager loop of the same case
+  // The case exceeded its bound: its largest distance/bound again with
+  // Inductor keeping eager's intermediate roundings (emulate_precision_casts).
+  std::optional<double> emulated_max_ratio;
+};
+
 struct CaseRecord {
   CaseSpec spec;
   RunStatus status = RunStatus::kRan;
@@ -155,6 +177,9 @@ struct CaseRecord {
   // --deterministic: the hashes of this run (none otherwise, and for cases
   // that did not run).
   std::optional<CaseFingerprint> fingerprint;
+  // The compiled implementation's case (the trajectory above is then the
+  // compiled run's); none for the eager loop.
+  std::optional<CompiledRun> compiled;
   double wall_seconds = 0;
 };
 

@@ -33,7 +33,8 @@ CaseSpec reseeded(CaseSpec spec, std::uint64_t seed, std::optional<Precision> pr
   return spec;
 }
 
-Confirmation run_fresh_seed(const CaseSpec& spec, const CaseSpec& baseline, std::uint64_t seed, const Runner& runner) {
+Confirmation run_fresh_seed(const CaseSpec& spec, const CaseSpec& baseline, std::uint64_t seed, const Runner& runner,
+                            const CaseRun& run_case) {
   Confirmation c;
   c.seed = seed;
   c.max_ratio = INFINITY;
@@ -44,7 +45,7 @@ Confirmation run_fresh_seed(const CaseSpec& spec, const CaseSpec& baseline, std:
   }
   CaseSpec again = reseeded(spec, seed, std::nullopt);
   again.baseline_id = base.spec.id;
-  const CaseRecord record = runner.run(again);
+  const CaseRecord record = run_case ? run_case(again) : runner.run(again);
   if (record.status != RunStatus::kRan) {
     c.failure = "did not run at this seed: " + record.reason;
     return c;
@@ -76,12 +77,12 @@ Verdict check_against_baseline(const CaseRecord& record, const CaseRecord& basel
 }
 
 int confirm_borderline(Verdict& verdict, const CaseSpec& spec, const CaseSpec& baseline, const Runner& runner,
-                       const ConfirmationRule& rule) {
+                       const ConfirmationRule& rule, const CaseRun& run_case) {
   if (!is_borderline(verdict, rule)) return 0;
   int runs = 0;
   for (int k = 1; k <= rule.seeds; ++k) {
     ++runs;
-    if (add_confirmation(verdict, run_fresh_seed(spec, baseline, confirmation_seed(spec.seed, k), runner))) break;
+    if (add_confirmation(verdict, run_fresh_seed(spec, baseline, confirmation_seed(spec.seed, k), runner, run_case))) break;
   }
   return runs;
 }

@@ -4,6 +4,8 @@
 // runs the case and its baseline again from fresh seeds.
 #pragma once
 
+#include <functional>
+
 #include "check/checker.h"
 #include "check/confirmation.h"
 #include "runner/runner.h"
@@ -20,7 +22,10 @@ Verdict check_against_baseline(const CaseRecord& record, const CaseRecord& basel
 // (with the case's precision's replicas, without throughput) from fresh
 // seeds until one passes or the rule's seeds are spent, recording each in
 // the verdict. Returns the number of fresh-seed runs made.
+// `run_case` runs the case itself at a fresh seed (the compiled
+// implementation's way; empty: `runner`).
+using CaseRun = std::function<CaseRecord(const CaseSpec&)>;
 int confirm_borderline(Verdict& verdict, const CaseSpec& spec, const CaseSpec& baseline, const Runner& runner,
-                       const ConfirmationRule& rule);
+                       const ConfirmationRule& rule, const CaseRun& run_case = {});
 
 }  // namespace ampbench

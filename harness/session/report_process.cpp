@@ -1,6 +1,7 @@
 // The report step of `ampbench run` and `ampbench qualify`: Python
 // (reports/), run as a child that dies with this process; and that way of
 // running a child, shared with `ampbench autocast-ops` (child_process.h).
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,7 +23,7 @@ namespace ampbench {
 // grandchild, which PR_SET_PDEATHSIG does not reach) in `cwd`, as a child
 // that dies with this process: a report must not go on being built for a
 // run that was stopped. Returns its exit status, -1 if it did not exit.
-int run_dying_with_us(const std::vector<std::string>& argv, const std::string& cwd) {
+int run_dying_with_us(const std::vector<std::string>& argv, const std::string& cwd, const std::string& stderr_path) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -33,6 +34,10 @@ int run_dying_with_us(const std::vector<std::string>& argv, const std::string& c
   if (pid == 0) {
     distributed::die_with_parent(parent);
     if (::chdir(cwd.c_str()) != 0) _exit(127);
+    if (!stderr_path.empty()) {
+      const int fd = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (fd < 0 || ::dup2(fd, STDERR_FILENO) < 0) _exit(127);
+    }
     execvp(args[0], args.data());
     _exit(127);
   }

@@ -12,6 +12,7 @@
 #include "io/output_path.h"
 #include "runner/case_filter.h"
 #include "session/local_ranks.h"
+#include "session/compiled_case.h"
 #include "session/suite_run.h"
 
 namespace ampbench {
@@ -75,6 +76,50 @@ void check_outputs(const RunSettings& args, const std::string& suite_path, const
   if (args.overwrite) io::prepare_staging_dir(out_dir);
 }
 
+// Inductor compiles its CPU kernels with the system's C++ compiler: without
+// one every compiled case would fail the same way, so the run is refused.
+bool has_cpp_compiler() {
+  std::vector<std::string> names = {"c++", "g++", "clang++"};
+  if (const char* cxx = std::getenv("CXX"); cxx && *cxx) names.insert(names.begin(), cxx);
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  for (const std::string& name : names) {
+    if (name.find('/') != std::string::npos) {
+      if (::access(name.c_str(), X_OK) == 0) return true;
+      continue;
+    }
+    for (std::size_t start = 0; start <= dirs.size();) {
+      const std::size_t end = std::min(dirs.find(':', start), dirs.size());
+      const std::string file = dirs.substr(start, end - start) + "/" + name;
+      if (end > start && ::access(file.c_str(), X_OK) == 0) return true;
+      start = end + 1;
+    }
+  }
+  return false;
+}
+
+// --implementation compiled: which cases train compiled, which stay eager
+// and are skipped with their reason; refused outright when none can.
+void plan_compiled(const RunSettings& args, RunPlan& plan) {
+  if (args.implementation != "compiled") {
+    if (args.compile_step || args.compile_mode != "default" || !args.inject_compile_fault.empty())
+      throw std::invalid_argument("--compile-mode, --compile-step and --inject-compile-fault need "
+                                  "--implementation compiled");
+    return;
+  }
+  if (args.nproc > 0 || plan.rank_env)
+    throw std::invalid_argument("--implementation compiled runs single-process cases; it takes no --nproc or ranks");
+  if (!has_cpp_compiler())
+    throw std::invalid_argument("--implementation compiled: no C++ compiler for Inductor on this machine ($CXX, c++, "
+                                "g++ or clang++ on PATH): install one (apt-get install g++)");
+  for (const auto& [id, why] : make_compiled(plan.cases)) plan.not_compiled[id] = why;
+  const bool any = std::any_of(plan.cases.begin(), plan.cases.end(),
+                               [](const CaseSpec& c) { return c.implementation == Implementation::kCompiled; });
+  if (!any)
+    throw std::invalid_argument("--implementation compiled: no selected case can run compiled (" +
+                                plan.cases.front().id + ": " + compiled_refusal(plan.cases.front()) + ")");
+}
+
 }  // namespace
 
 nlohmann::json read_ceilings(const std::string& path) {
@@ -105,6 +150,7 @@ RunPlan plan_run(const RunSettings& args) {
   // started with RANK/WORLD_SIZE/... (by that launcher, torchrun or Slurm)
   // joins them. Without either, ddp cases run as a world of one.
   plan.rank_env = distributed::rank_env_from_environment();
+  plan_compiled(args, plan);
   // Ranks write where their launcher, which checked it, tells them.
   if (plan.rank_env && std::getenv(distributed::kRankOutDirEnv))
     plan.out_dir = std::getenv(distributed::kRankOutDirEnv);

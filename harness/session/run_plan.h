@@ -4,6 +4,7 @@
 // std::invalid_argument: exit 2, nothing written).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,8 @@ struct RunPlan {
   std::string out_dir;    // where this process writes (a staging folder with --overwrite)
   std::string final_out;  // where the finished run lands
   bool staged = false;
+  // --implementation compiled: the cases left eager and skipped, with why.
+  std::map<std::string, std::string> not_compiled;
 
   bool rank0() const { return !rank_env || rank_env->rank == 0; }
   std::string results_path() const {

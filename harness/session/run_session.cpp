@@ -143,7 +143,9 @@ struct CasePlacement {
 CasePlacement place_cases(const RunPlan& plan) {
   if (plan.rank_env) return {plan.cases, {}};
   CasePlacement p;
-  for (const CaseSpec& c : plan.cases) (needs_local_ranks(c) ? p.in_ranks : p.here).push_back(c);
+  // A case the compiled implementation skips is skipped here, not launched.
+  for (const CaseSpec& c : plan.cases)
+    (needs_local_ranks(c) && !plan.not_compiled.count(c.id) ? p.in_ranks : p.here).push_back(c);
   return p;
 }
 
@@ -151,6 +153,10 @@ CasePlacement place_cases(const RunPlan& plan) {
 // ddp cases in local ranks) -> ...": the header counts what the progress does.
 void print_header(std::ostream& out, const RunPlan& plan, const CasePlacement& placed) {
   out << "suite " << plan.suite.name << ": " << plan.cases.size() << " cases on " << to_string(plan.device);
+  if (!plan.not_compiled.empty() || std::any_of(plan.cases.begin(), plan.cases.end(), [](const CaseSpec& c) {
+        return c.implementation == Implementation::kCompiled;
+      }))
+    out << ", compiled by torch.compile (" << plan.not_compiled.size() << " not compiled, skipped)";
   if (!placed.in_ranks.empty())
     out << " (" << placed.here.size() << " here, counted [i/" << placed.here.size() << "] below, then "
         << placed.in_ranks.size() << " ddp in local ranks)";
@@ -264,6 +270,14 @@ int run_session(const RunSettings& args) {
   options.fingerprint = args.deterministic;
   options.inject_bitflip_step = args.inject_bitflip_step;
   options.dump_dir = args.dump_dir;
+  const std::optional<CompiledSettings> compiled = compiled_settings(args, plan.out_dir);
+  if (compiled) {
+    options.dump_dir = compiled->dump_dir;  // each compiled case starts from its eager run's dump
+    options.skip_here = [refused = plan.not_compiled](const CaseSpec& c) {
+      const auto it = refused.find(c.id);
+      return it == refused.end() ? std::string() : "not compiled: " + it->second;
+    };
+  }
   // Destroyed after the Runner (and so every case's Reducer): the process
   // group (NCCL) is shut down inside main(), not at static destruction.
   std::unique_ptr<distributed::ContextScope> process_group;
@@ -285,6 +299,7 @@ int run_session(const RunSettings& args) {
     env["mkldnn_enabled"] = at::globalContext().userEnabledMkldnn();
     env["machine_id"] = machine_id(env.value("host", std::string("none")));
     env["deterministic"] = determinism_json(determinism);
+    add_implementation_env(env, compiled);
     if (args.inject_bitflip_step >= 0) env["injected_bitflip_step"] = args.inject_bitflip_step;
     // A run slowed on purpose must never pass for a measurement of the build.
     if (args.inject_slowdown > 0) env["injected_slowdown"] = args.inject_slowdown;
@@ -294,7 +309,7 @@ int run_session(const RunSettings& args) {
     return kExitUsage;
   }
   if (plan.suite.gate.min_effect) writer->set("gate", {{"min_effect", *plan.suite.gate.min_effect}});
-  const RunContext context{ceilings_from_env(env), confirmation_rule(plan, args)};
+  const RunContext context{ceilings_from_env(env), confirmation_rule(plan, args), compiled};
   writer->set("verdict_rule", verdict_rule_json(context.confirmation));
   const CasePlacement placed = place_cases(plan);
   print_header(std::cout, plan, placed);

@@ -41,6 +41,12 @@ struct RunSettings {
   // Fresh seeds a borderline verdict may take (check/confirmation.h); 0: the
   // suite's seed alone decides.
   int confirm_seeds = 2;
+  // "compiled": the cases that can train compiled by torch.compile in
+  // PyTorch's Python (session/compiled_case.h), judged like eager ones.
+  std::string implementation = "eager";
+  std::string compile_mode = "default";
+  bool compile_step = false;
+  std::string inject_compile_fault;  // test only: a wrong compiled graph the checker must fail
 };
 
 // "auto" -> the best device present; throws std::invalid_argument for cuda

@@ -241,8 +241,10 @@ CaseResult judge(CaseRecord record, const std::map<std::string, CaseRecord>& bas
     } else {
       verdict = check_against_baseline(record, base->second, runner);
       // Not required of reported-only cases: their verdict is shown, not counted.
+      const CaseRun same_implementation = [&](const CaseSpec& s) { return run_case(s, runner, context.compiled); };
       if (spec.expect != Expect::kReport)
-        confirm_borderline(*verdict, spec, base->second.spec, runner, context.confirmation);
+        confirm_borderline(*verdict, spec, base->second.spec, runner, context.confirmation, same_implementation);
+      if (context.compiled) add_emulated_distance(record, *verdict, base->second, runner, *context.compiled);
       if (record.nonfinite && !verdict->failures.empty() && !has_unabsorbed_nonfinite(base->second))
         verdict->failures.front() += "; fp32 (" + spec.baseline_id + ") ran clean: go back to fp32 here, or scale the "
                                      "loss (GradScaler) or use bf16";
@@ -265,7 +267,7 @@ SuiteRunSummary run_cases(const std::vector<CaseSpec>& cases, const Runner& runn
     ++index;
     std::optional<double> fp32_median;
     if (const auto m = fp32_medians.find(spec.baseline_id); m != fp32_medians.end()) fp32_median = m->second;
-    CaseResult result = judge(runner.run(spec), baselines, runner, context, fp32_median);
+    CaseResult result = judge(run_case(spec, runner, context.compiled), baselines, runner, context, fp32_median);
     if (spec.is_baseline() && result.throughput) fp32_medians[spec.id] = result.throughput->median;
     writer.add(result);
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();

@@ -13,6 +13,7 @@
 #include "results/results_file.h"
 #include "results/results_writer.h"
 #include "runner/runner.h"
+#include "session/compiled_case.h"
 #include "suite/suite.h"
 
 namespace ampbench {
@@ -99,6 +100,7 @@ Ceilings ceilings_from_env(const nlohmann::json& env);
 struct RunContext {
   Ceilings ceilings;
   ConfirmationRule confirmation;
+  std::optional<CompiledSettings> compiled;  // run --implementation compiled
 };
 
 SuiteRunSummary run_cases(const std::vector<CaseSpec>& cases, const Runner& runner, ResultsWriter& writer,

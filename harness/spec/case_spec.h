@@ -14,6 +14,7 @@
 #include "spec/control.h"
 #include "spec/device_kind.h"
 #include "spec/fp8_settings.h"
+#include "spec/implementation.h"
 #include "spec/expect.h"
 #include "spec/loss.h"
 
@@ -153,6 +154,9 @@ struct CaseSpec {
   // unset); copied into the results so `ampbench gate` applies it.
   std::optional<double> gate_min_effect;
   std::string baseline_id;  // "" for fp32 baselines
+  // Set by `run --implementation compiled` (never by a suite file); fp32
+  // baselines stay eager: they are the reference.
+  Implementation implementation = Implementation::kEager;
 
   bool is_baseline() const { return baseline_id.empty(); }
   bool is_control() const { return variant != Control::kNone; }
