@@ -25,7 +25,7 @@ from .fleet_discovery import results_file
 # cpu_cores (a deterministic run pins its thread count).
 GROUP_FIELDS = ("device", "cpu_model", "gpu_name", "gpu_count", "compute_capability", "driver", "cuda_runtime",
                 "cudnn", "nccl", "libtorch_version", "compiler", "git_commit", "git_dirty", "mkldnn_enabled",
-                "deterministic")
+                "deterministic", "implementation")
 # Fields that make two runs different builds: never one fleet.
 BUILD_FIELDS = ("git_commit", "git_dirty")
 # `env` fields a test-only fault switch writes (`--inject-slowdown`,

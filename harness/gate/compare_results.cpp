@@ -236,6 +236,25 @@ void add_results_notices(GateReport& report, const ResultsFile& baseline, const 
   }
 }
 
+// A compiled case's graph breaks on both sides: more than the baseline's is
+// a regression (an upgrade that breaks the graph falls back to eager where
+// it compiled before), fewer an improvement.
+std::optional<CheckResult> graph_break_row(const std::string& id, const ResultsCase& b, const ResultsCase& c) {
+  if (!b.graph_breaks || !c.graph_breaks) return std::nullopt;
+  CheckResult r;
+  r.id = id;
+  r.check = "graph_breaks";
+  const std::size_t nb = b.graph_breaks->size();
+  const std::size_t nc = c.graph_breaks->size();
+  r.baseline = std::to_string(nb);
+  r.current = std::to_string(nc);
+  r.verdict = nc > nb ? GateVerdict::Regression : nc < nb ? GateVerdict::Improvement : GateVerdict::Pass;
+  r.label = nc > nb ? "MORE BREAKS" : nc < nb ? "fewer breaks" : "ok";
+  r.detail = "torch.compile graph breaks " + r.baseline + " -> " + r.current;
+  if (nc > nb) r.detail += " (first new: " + c.graph_breaks->at(nb) + ")";
+  return r;
+}
+
 // The throughput row of a case on both sides, or none when neither measured it.
 std::optional<CheckResult> throughput_row(const std::string& id, const ResultsCase& b, const ResultsCase& c,
                                           const GateReport& report, const ResultsFile& current,
@@ -291,9 +310,11 @@ GateReport compare_results(const ResultsFile& baseline, const ResultsFile& curre
   const std::string env_text = join(report.env_differences, ", ");
   for (const NamedPair<ResultsCase>& pair : pairs) {
     report.checks.push_back(conformance_row(pair.id, pair.baseline, pair.current, options));
-    if (pair.baseline && pair.current)
+    if (pair.baseline && pair.current) {
       if (auto row = throughput_row(pair.id, *pair.baseline, *pair.current, report, current, env_text))
         report.checks.push_back(*row);
+      if (auto row = graph_break_row(pair.id, *pair.baseline, *pair.current)) report.checks.push_back(*row);
+    }
   }
   finish_report(report);
   return report;

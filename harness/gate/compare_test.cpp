@@ -322,3 +322,39 @@ TEST(CompareFiles, DifferentSuitesAreRefusedUnlessAllowed) {
 
 }  // namespace
 }  // namespace ampbench::gate
+
+namespace ampbench::gate {
+namespace {
+
+using namespace test;
+
+json compiled_case(const std::vector<std::string>& breaks) {
+  json c = make_case("plain/mlp/bf16/sgd", noisy(1000, 0.01, 10, 1));
+  json reasons = json::array();
+  for (const std::string& why : breaks) reasons.push_back({{"reason", why}});
+  c["compiled"] = {{"graph_breaks", reasons}, {"graph_break_count", breaks.size()}};
+  return c;
+}
+
+// An upgrade that adds a graph break fails the gate, naming the new break;
+// one that removes a break is an improvement; an eager case has no row.
+TEST(CompareGraphBreaks, MoreBreaksThanTheBaselineIsARegression) {
+  const json none = make_results({compiled_case({})});
+  const json one = make_results({compiled_case({"Tensor.item() call"})});
+  const GateReport worse = compare_results(parse_results(none, "b.json"), parse_results(one, "c.json"), {});
+  ASSERT_EQ(worse.exit_code(), 1);
+  const CheckResult* row = nullptr;
+  for (const CheckResult& c : worse.checks)
+    if (c.check == "graph_breaks") row = &c;
+  ASSERT_NE(row, nullptr);
+  EXPECT_EQ(row->verdict, GateVerdict::Regression);
+  EXPECT_NE(row->detail.find("0 -> 1 (first new: Tensor.item() call)"), std::string::npos) << row->detail;
+  const GateReport better = compare_results(parse_results(one, "b.json"), parse_results(none, "c.json"), {});
+  EXPECT_EQ(better.exit_code(), 0);
+  const GateReport eager = compare_results(parse_results(make_results({make_case("plain/mlp/bf16/sgd", noisy(1000, 0.01, 10, 1))}), "b.json"),
+                                           parse_results(make_results({make_case("plain/mlp/bf16/sgd", noisy(1000, 0.01, 10, 2))}), "c.json"), {});
+  for (const CheckResult& c : eager.checks) EXPECT_NE(c.check, "graph_breaks");
+}
+
+}  // namespace
+}  // namespace ampbench::gate

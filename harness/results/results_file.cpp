@@ -106,6 +106,12 @@ ResultsCase read_case(const json& c, const std::string& path, std::string where)
     rec.expect = *expect;
   }
   if (const auto chk = c.find("check"); chk != c.end() && chk->is_object()) read_check(*chk, rec);
+  if (const auto compiled = c.find("compiled"); compiled != c.end() && compiled->is_object()) {
+    const auto breaks = compiled->find("graph_breaks");
+    if (breaks == compiled->end() || !breaks->is_array()) fail(path, where, "\"compiled.graph_breaks\" must be an array");
+    rec.graph_breaks.emplace();
+    for (const json& b : *breaks) rec.graph_breaks->push_back(b.is_object() ? as_text(b.value("reason", json())) : as_text(b));
+  }
   if (const auto p = c.find("precision"); p != c.end() && p->is_string()) rec.precision = p->get<std::string>();
   rec.batch_size = optional_int(c, "batch_size");
   rec.world_size = optional_int(c, "world_size");

@@ -46,6 +46,8 @@ struct ResultsCase {
   // "metrics.KEY" -> text, in the file's order, for reports.
   std::optional<double> max_ratio;
   bool scale_audit_failed = false;  // check.scale_audit_failed
+  // A compiled case: its graph breaks (compiled.graph_breaks), each reason.
+  std::optional<std::vector<std::string>> graph_breaks;
   std::vector<std::pair<std::string, std::string>> check_details;
 };
 
