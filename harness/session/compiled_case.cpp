@@ -1,5 +1,6 @@
 #include "session/compiled_case.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -142,7 +143,12 @@ std::vector<std::pair<std::string, std::string>> make_compiled(std::vector<CaseS
     const bool used = baseline && used_baselines.count(c.id) > 0;
     if (baseline && !used) refused.emplace_back(c.id, "no case of this run compiles against this fp32 baseline");
     out.push_back(std::move(c));
-    if (used) out.push_back(compiled_fp32_twin(out.back()));
+    if (!used) continue;
+    // The twin is held to fp32's envelope: replicas of the baseline
+    // perturbed at float32's unit roundoff bound a reordering of fp32 math.
+    std::vector<Precision>& wanted = out.back().envelope_precisions;
+    if (std::find(wanted.begin(), wanted.end(), Precision::kFp32) == wanted.end()) wanted.push_back(Precision::kFp32);
+    out.push_back(compiled_fp32_twin(out.back()));
   }
   cases = std::move(out);
   return refused;

@@ -54,8 +54,8 @@ void add_emulated_distance(CaseRecord& record, const Verdict& verdict, const Cas
                            const Runner& runner, const CompiledSettings& settings);
 
 // The compiled fp32 twin of each fp32 baseline that a compiled case uses:
-// `baseline` compiled, judged against the eager `baseline` in fp32's
-// tolerance (compiled fp32 must stay inside it).
+// `baseline` compiled, judged against the eager `baseline` within fp32's
+// envelope (make_compiled asks the baseline for it).
 CaseSpec compiled_fp32_twin(const CaseSpec& baseline);
 
 // `cases` as `run --implementation compiled` runs them: every case that can

@@ -37,6 +37,9 @@ TEST(CompiledPlan, MixedPrecisionCasesCompileAndEachUsedBaselineGainsACompiledTw
   EXPECT_EQ(by_id[twin]->implementation, Implementation::kCompiled);
   EXPECT_EQ(by_id[twin]->baseline_id, "plain/mlp/fp32/sgd");
   EXPECT_TRUE(by_id[twin]->envelope_precisions.empty());
+  const std::vector<Precision>& asked = by_id["plain/mlp/fp32/sgd"]->envelope_precisions;
+  EXPECT_NE(std::find(asked.begin(), asked.end(), Precision::kFp32), asked.end())
+      << "the baseline measures the fp32 envelope its compiled twin is held to";
   // The twin runs right after its baseline, which it is judged against.
   for (std::size_t i = 0; i < cases.size(); ++i)
     if (cases[i].id == twin) EXPECT_EQ(cases[i - 1].id, "plain/mlp/fp32/sgd");
@@ -50,7 +53,7 @@ class CompiledRecordFile : public ::testing::Test {
  protected:
   gate::test::TempDir dir;
   nlohmann::json doc = {
-      {"schema", kCompiledRecordSchema}, {"version", kCompiledRecordVersion}, {"case_id", "plain/mlp/bf16/sgd"},
+      {"schema", kCompiledRecordSchema}, {"schema_version", kCompiledRecordVersion}, {"case_id", "plain/mlp/bf16/sgd"},
       {"mode", "default"}, {"compile_step", false}, {"emulate_precision_casts", false}, {"fault", nullptr},
       {"torch_version", "2.15.0"}, {"loss", {2.0, nullptr}}, {"scale", {1.0, 1.0}}, {"skipped", {false, false}},
       {"optimizer_skipped", {{false}, {false}}}, {"initial_params", {1.0, 2.0}}, {"final_params", {0.5, 1.5}},

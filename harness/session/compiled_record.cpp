@@ -79,8 +79,8 @@ CompiledRun read_compile_facts(const json& doc, const std::string& path) {
 CompiledRecord read_compiled_record(const std::string& path, const std::string& expected_id, int steps) {
   const json doc = io::read_json_file(path);
   if (!doc.is_object()) bad(path, "(top level)", "expected an object");
-  if (doc.value("schema", std::string()) != kCompiledRecordSchema || doc.value("version", 0) != kCompiledRecordVersion)
-    bad(path, "schema", std::string("expected ") + kCompiledRecordSchema + " version " +
+  if (doc.value("schema", std::string()) != kCompiledRecordSchema || doc.value("schema_version", 0) != kCompiledRecordVersion)
+    bad(path, "schema", std::string("expected ") + kCompiledRecordSchema + " schema_version " +
                             std::to_string(kCompiledRecordVersion));
   CompiledRecord r;
   try {

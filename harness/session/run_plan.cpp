@@ -115,9 +115,13 @@ void plan_compiled(const RunSettings& args, RunPlan& plan) {
   for (const auto& [id, why] : make_compiled(plan.cases)) plan.not_compiled[id] = why;
   const bool any = std::any_of(plan.cases.begin(), plan.cases.end(),
                                [](const CaseSpec& c) { return c.implementation == Implementation::kCompiled; });
-  if (!any)
-    throw std::invalid_argument("--implementation compiled: no selected case can run compiled (" +
-                                plan.cases.front().id + ": " + compiled_refusal(plan.cases.front()) + ")");
+  if (any) return;
+  for (const CaseSpec& c : plan.cases)
+    if (const std::string why = compiled_refusal(c); !c.is_baseline() && !why.empty())
+      throw std::invalid_argument("--implementation compiled: no selected case can run compiled (" + c.id + ": " +
+                                  why + ")");
+  throw std::invalid_argument("--implementation compiled: the selection holds only fp32 baselines, which stay "
+                              "eager; select the cases compared with them");
 }
 
 }  // namespace
