@@ -7,6 +7,7 @@ from .anchors import verdict_heading
 from .blocks import Bullets, Details, Heading, Image, Text
 from .ceilings import has_achieved_flops, run_ceilings
 from .engagement import engagement_tables
+from .compiled import compiled_section
 from .implementations import implementation_line, implementation_pairs, implementation_section
 from .gradients import health_cases
 from .comparison_blocks import (change_heading, change_table, comparison_summary,
@@ -102,6 +103,7 @@ def _run_section(run, figures) -> list:
         blocks += _figure_section(kind, heading, figures, level + 1)
     blocks += _scaler_section(run, figures, level + 1)  # right after the loss scale it explains
     blocks += _fp8_section(run, figures, level + 1)
+    blocks += compiled_section(run, level + 1)
     blocks += _figure_section(*DDP_SECTION, figures, level + 1)
     return blocks
 

@@ -67,8 +67,11 @@ def env_fingerprint(env: dict) -> str:
 
 
 def implementation(env: dict) -> str:
-    """Who ran the loops: "C++" (ampbench), "Python eager" or "Python
-    torch.compile" (python -m reference.python.bench [--compile])."""
+    """Who ran the loops: "C++" (ampbench), "torch.compile" (ampbench run
+    --implementation compiled), "Python eager" or "Python torch.compile"
+    (python -m reference.python.bench [--compile])."""
+    if env.get("implementation") == "compiled":
+        return "torch.compile"
     if env.get("implementation") != "python":
         return "C++"
     return "Python torch.compile" if env.get("python_torch_compile") else "Python eager"

@@ -114,7 +114,7 @@ TEST_F(CompiledRecordFile, TheCompiledRunReplacesTheEagerOneAndKeepsItsSpeed) {
   ASSERT_TRUE(rec.compiled);
   EXPECT_EQ(rec.compiled->eager_samples_per_s, (std::vector<double>{50.0, 60.0}));
   EXPECT_EQ(rec.throughput->samples_per_s, (std::vector<double>{100.0, 120.0}));
-  EXPECT_EQ(rec.throughput->timing_method, "python_compiled");
+  EXPECT_EQ(rec.throughput->timing_method, "python_perf_counter");
 }
 
 TEST_F(CompiledRecordFile, ARunFromAnotherStartOrOfAnotherSizeIsRefused) {
