@@ -13,7 +13,7 @@ from .errors import BadInput, CaseError, CompiledError, first_error_line
 from .guard import wall_clock_limit
 from .options import RECOMPILE_LIMIT, Options
 from .run import run_case
-from .toolchain import refusal, require_compiler
+from .toolchain import fault_refusal, refusal, require_compiler
 
 
 def _device(spec_device: str, requested: str | None) -> torch.device:
@@ -33,6 +33,7 @@ def load(case_dir: Path, opts: Options):
     except DumpError as e:
         raise BadInput(str(e)) from None
     refusal(case.spec)
+    fault_refusal(case.spec, opts.fault)
     device = _device(case.spec.device, opts.device)
     if not opts.eager:
         require_compiler(device)
@@ -44,8 +45,9 @@ def case_error(e: Exception) -> CompiledError:
     from torch._dynamo import exc as dynamo_exc
     from torch._inductor import exc as inductor_exc
 
-    if isinstance(e, CompiledError):
-        return e
+    for cause in _chain(e):  # our own outcome (the time limit) wrapped by Dynamo or Inductor
+        if isinstance(cause, CompiledError):
+            return cause
     if isinstance(e, DumpError):
         return BadInput(str(e))
     if isinstance(e, dynamo_exc.FailOnRecompileLimitHit):
@@ -53,10 +55,20 @@ def case_error(e: Exception) -> CompiledError:
         return CaseError(f"recompile storm: a frame recompiled more than torch._dynamo.config.recompile_limit "
                          f"({RECOMPILE_LIMIT}) times; {cause}")
     if isinstance(e, (dynamo_exc.BackendCompilerFailed, inductor_exc.InductorError)):
-        return CaseError(f"compile error: {first_error_line(e)}")
+        inner = getattr(e, "inner_exception", None) or e.__cause__  # the compiler's own error
+        return CaseError(f"compile error: {first_error_line(inner if inner is not None else e)}")
     if isinstance(e, dynamo_exc.TorchDynamoException):
         return CaseError(f"Dynamo error: {first_error_line(e)}")
     return CaseError(f"training failed: {first_error_line(e)}")
+
+
+def _chain(e: BaseException) -> list:
+    out, seen = [], set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        out.append(e)
+        e = e.__cause__ or e.__context__
+    return out
 
 
 def compiled_record(case_dir: Path, out: Path, opts: Options, prog: str) -> dict:

@@ -29,6 +29,16 @@ def refusal(spec: Spec) -> None:
                             "double backward")
 
 
+AUTOCAST_PRECISIONS = ("fp16", "bf16", "fp8_tensorwise", "fp8_rowwise", "fp8_delayed")
+
+
+def fault_refusal(spec: Spec, fault: str | None) -> None:
+    """The fault drops autocast's casts: a case without autocast has none."""
+    if fault and spec.precision not in AUTOCAST_PRECISIONS:
+        raise BadInput(f"--fault {fault} drops autocast casts, and {spec.id} runs {spec.precision} without "
+                       f"autocast: give a case of {', '.join(AUTOCAST_PRECISIONS)}")
+
+
 def require_compiler(device: torch.device) -> None:
     """Inductor's kernels need a C++ compiler (CPU) or Triton (CUDA): refuse
     at load, naming what is missing, rather than fail inside the first step."""
