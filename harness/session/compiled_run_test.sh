@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Usage: compiled_run_test.sh AMPBENCH PYTHON OUT
+# `run --implementation compiled` end to end on the smallest cases: bf16
+# trained compiled conforms against the eager fp32 baseline, the compiled
+# fp32 twin stays inside fp32's envelope, and results.json says how
+# torch.compile took each case; a deliberately wrong compiled graph (a cast
+# removed) is caught, and its results are no measurement for the gate.
+set -u
+bin="$1"; python="$2"; out="$3"
+rm -rf "$out"; mkdir -p "$out"
+fail() { echo "compiled_run_test: error: $1" >&2; exit 1; }
+run() {  # NAME FILTER [ARGS...]
+  "$bin" run --device cpu --suite smoke --filter "$2" --implementation compiled --confirm-seeds 0 --no-report \
+    --out "$out/$1" "${@:3}" > "$out/$1.log" 2>&1
+}
+run right '^plain/mlp/(fp32|bf16)/sgd$'; rc=$?
+cat "$out/right.log"
+[[ $rc -eq 0 ]] || fail "the correct compiled run exited $rc ($out/right.log)"
+"$python" - "$out/right/results.json" <<'PY' || exit 1
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["env"]["implementation"] == "compiled" and doc["env"]["compile"]["mode"] == "default", doc["env"]
+cases = {c["id"]: c for c in doc["cases"]}
+assert set(cases) == {"plain/mlp/fp32/sgd", "plain/mlp/fp32/sgd#compiled", "plain/mlp/bf16/sgd"}, sorted(cases)
+assert "compiled" not in cases["plain/mlp/fp32/sgd"], "the baseline is the eager reference"
+for case_id in ("plain/mlp/fp32/sgd#compiled", "plain/mlp/bf16/sgd"):
+    c = cases[case_id]
+    assert c["status"] == "pass" and c["check"]["max_ratio"] <= 1, (case_id, c["status"], c["reason"])
+    compiled = c["compiled"]
+    assert compiled["graphs"] >= 1 and compiled["graph_break_count"] == len(compiled["graph_breaks"]), compiled
+    assert compiled["compile_seconds"]["cold"] > 0 and compiled["compile_seconds"]["warm"] >= 0, compiled
+    assert compiled["speedup_vs_eager"] > 0 and c["throughput"]["timing"] == "python_perf_counter", c["throughput"]
+# The twin's envelope is fp32's: the baseline measured replicas at float32's unit roundoff.
+assert cases["plain/mlp/fp32/sgd#compiled"]["check"]["envelope"] is not None
+print("compiled_run_test: the correct compiled run conforms")
+PY
+run wrong '^plain/mlp/bf16/sgd$' --inject-compile-fault drop_autocast_cast; rc=$?
+[[ $rc -eq 1 ]] || fail "a compiled graph with autocast's cast removed was not caught (exit $rc, $out/wrong.log)"
+grep -q "plain/mlp/bf16/sgd  *FAIL" "$out/wrong.log" || fail "the faulty bf16 case is not the failure ($out/wrong.log)"
+"$python" - "$out/wrong/results.json" <<'PY' || exit 1
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["env"]["injected_compile_fault"] == "drop_autocast_cast", doc["env"]
+bf16 = next(c for c in doc["cases"] if c["id"] == "plain/mlp/bf16/sgd")
+assert bf16["compiled"]["fault"] == "drop_autocast_cast" and bf16["status"] == "fail", bf16["reason"]
+print(f"compiled_run_test: the wrong graph is caught at {bf16['check']['max_ratio']:.3g}x its bound "
+      f"(with emulated casts: {bf16['compiled']['emulated_max_ratio']})")
+PY
+rc=0; "$bin" gate --baseline "$out/right/results.json" --current "$out/wrong/results.json" --allow-missing \
+  > /dev/null 2> "$out/gate.err" || rc=$?
+[[ $rc -eq 2 ]] && grep -q "inject-compile-fault" "$out/gate.err" || fail "the gate took the faulty run as a measurement"
+"$bin" run --implementation bogus > /dev/null 2>&1; [[ $? -eq 2 ]] || fail "an unknown implementation was not exit 2"
+"$bin" run --compile-step --no-report --out "$out/x" > "$out/step.err" 2>&1; [[ $? -eq 2 ]] \
+  || fail "--compile-step without --implementation compiled was not exit 2"
+echo "compiled_run_test: ok"
