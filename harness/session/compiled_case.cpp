@@ -46,7 +46,9 @@ std::vector<std::string> compile_argv(const CaseSpec& spec, const std::string& f
                                    "--out", record, "--mode", s.mode};
   if (s.compile_step) argv.push_back("--compile-step");
   if (emulate) argv.push_back("--emulate-precision-casts");
-  if (!s.fault.empty()) argv.insert(argv.end(), {"--fault", s.fault});
+  // The fault removes autocast's casts: an fp32 case (the twin) has none.
+  if (!s.fault.empty() && spec.precision.precision() != Precision::kFp32)
+    argv.insert(argv.end(), {"--fault", s.fault});
   if (s.timed && spec.throughput.enabled && spec.throughput.measured_steps > 0)
     argv.insert(argv.end(), {"--throughput-steps", std::to_string(spec.throughput.measured_steps)});
   return argv;

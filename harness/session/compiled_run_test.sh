@@ -37,11 +37,14 @@ PY
 run wrong '^plain/mlp/bf16/sgd$' --inject-compile-fault drop_autocast_cast; rc=$?
 [[ $rc -eq 1 ]] || fail "a compiled graph with autocast's cast removed was not caught (exit $rc, $out/wrong.log)"
 grep -q "plain/mlp/bf16/sgd  *FAIL" "$out/wrong.log" || fail "the faulty bf16 case is not the failure ($out/wrong.log)"
+grep -q "verdicts: 2 correct cases passed, 1 FAILED; 0 skipped" "$out/wrong.log" || fail "more than the faulty case failed"
 "$python" - "$out/wrong/results.json" <<'PY' || exit 1
 import json, sys
 doc = json.load(open(sys.argv[1]))
 assert doc["env"]["injected_compile_fault"] == "drop_autocast_cast", doc["env"]
-bf16 = next(c for c in doc["cases"] if c["id"] == "plain/mlp/bf16/sgd")
+cases = {c["id"]: c for c in doc["cases"]}
+assert cases["plain/mlp/fp32/sgd#compiled"]["status"] == "pass", "the fault is autocast's: fp32 has no cast to drop"
+bf16 = cases["plain/mlp/bf16/sgd"]
 assert bf16["compiled"]["fault"] == "drop_autocast_cast" and bf16["status"] == "fail", bf16["reason"]
 print(f"compiled_run_test: the wrong graph is caught at {bf16['check']['max_ratio']:.3g}x its bound "
       f"(with emulated casts: {bf16['compiled']['emulated_max_ratio']})")
