@@ -1,5 +1,6 @@
 #include "session/suite_run.h"
 #include "session/case_verdict.h"
+#include "session/eta.h"
 #include "runner/case_filter.h"
 #include "runner/nonfinite.h"
 
@@ -39,7 +40,7 @@ std::string format_seconds(double s) {
 }
 
 // "[  3/40] id  verdict  samples/s  elapsed 12s eta 2m40s  reason"
-void print_line(std::ostream& out, int index, int total, const CaseResult& r, double elapsed) {
+void print_line(std::ostream& out, int index, int total, const CaseResult& r, double elapsed, double eta) {
   std::string verdict = to_string(r.status);
   if (r.is_control() && r.status == CaseStatus::kFail) verdict = "caught";
   if (r.is_control() && r.status == CaseStatus::kPass) verdict = "MISSED";
@@ -49,7 +50,6 @@ void print_line(std::ostream& out, int index, int total, const CaseResult& r, do
       << std::setw(8) << verdict << std::right;
   if (r.throughput)
     out << std::setw(12) << std::fixed << std::setprecision(1) << r.throughput->median << " samples/s";
-  const double eta = elapsed / index * (total - index);
   out << "  " << format_seconds(elapsed) << " eta " << format_seconds(eta);
   // A pass has no reason to show, unless fresh seeds overruled its own seed's failure.
   if (!r.reason.empty() && (r.status != CaseStatus::kPass || (r.verdict && !r.verdict->overruled_failures.empty())))
@@ -262,6 +262,8 @@ SuiteRunSummary run_cases(const std::vector<CaseSpec>& cases, const Runner& runn
   std::map<std::string, CaseRecord> baselines;
   std::map<std::string, double> fp32_medians;  // throughput median of each baseline
   const auto began = std::chrono::steady_clock::now();
+  EtaModel eta(cases);
+  double before = 0;  // seconds elapsed when the case began
   int index = 0;
   for (const CaseSpec& spec : cases) {
     ++index;
@@ -271,7 +273,9 @@ SuiteRunSummary run_cases(const std::vector<CaseSpec>& cases, const Runner& runn
     if (spec.is_baseline() && result.throughput) fp32_medians[spec.id] = result.throughput->median;
     writer.add(result);
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-    print_line(progress, index, static_cast<int>(cases.size()), result, elapsed);
+    eta.finished(index - 1, elapsed - before);
+    before = elapsed;
+    print_line(progress, index, static_cast<int>(cases.size()), result, elapsed, eta.remaining());
     summary.add(tally_of(result));
     if (spec.is_baseline()) baselines.emplace(spec.id, std::move(result.record));
   }

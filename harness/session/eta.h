@@ -1,0 +1,40 @@
+// The progress line's estimate of the time left. A suite's cases differ in
+// cost by orders of magnitude (a ResNet fp16 case on a CPU without native
+// half precision takes minutes where an mlp case takes a second), so the
+// average over the cases so far says little about the ones to come. Each
+// remaining case is estimated by the cases already run of its model and
+// precision, else of its model (its fp32 baseline runs first), else by the
+// average of all.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "spec/case_spec.h"
+
+namespace ampbench {
+
+class EtaModel {
+ public:
+  explicit EtaModel(const std::vector<CaseSpec>& cases);
+  // Case `index` (0-based, in the order given) took `seconds`.
+  void finished(std::size_t index, double seconds);
+  // Seconds the cases after the last finished one will take.
+  double remaining() const;
+
+ private:
+  struct Mean {
+    double sum = 0;
+    int count = 0;
+    double value() const { return sum / count; }
+  };
+  double estimate(const CaseSpec& c) const;
+
+  std::vector<CaseSpec> cases_;
+  std::size_t done_ = 0;
+  std::map<std::string, Mean> by_family_, by_model_;
+  Mean all_;
+};
+
+}  // namespace ampbench
