@@ -20,6 +20,9 @@ std::string compiled_refusal(const CaseSpec& spec) {
   if (spec.workload && spec.workload->replicated())
     return spec.workload->name() + " trains in several ranks or threads; the compiled implementation runs "
                                    "single-process cases";
+  if (spec.workload && spec.workload->second_order())
+    return spec.workload->name() + " differentiates the gradients (create_graph=True), and torch.compile's "
+                                   "AOTAutograd has no double backward";
   if (spec.model && spec.model->scripted)
     return "model '" + spec.model->name + "' is a TorchScript file, which torch.compile cannot compile: give its "
                                           "Python module (python -m reference.export names it)";

@@ -19,7 +19,7 @@ Suite two_models() {
     "name": "t",
     "defaults": {"steps": 2},
     "models": {"mlp": {"batch": 4, "in_features": 4, "hidden": 4, "classes": 4}},
-    "matrix": {"workloads": ["plain", "ddp"], "models": ["mlp"], "precisions": ["fp32", "bf16"], "optimizers": ["sgd"]},
+    "matrix": {"workloads": ["plain", "ddp", "penalty"], "models": ["mlp"], "precisions": ["fp32", "bf16"], "optimizers": ["sgd"]},
     "tolerances": {"fp32": {}, "fp16": {}, "bf16": {}}})",
                      "t.json", DeviceKind::kCpu);
 }
@@ -47,6 +47,7 @@ TEST(CompiledPlan, MixedPrecisionCasesCompileAndEachUsedBaselineGainsACompiledTw
   EXPECT_NE(why["ddp/mlp/bf16/sgd"].find("single-process"), std::string::npos) << why["ddp/mlp/bf16/sgd"];
   EXPECT_NE(why["ddp/mlp/fp32/sgd"].find("no case of this run compiles against"), std::string::npos);
   EXPECT_FALSE(by_id.count(std::string("ddp/mlp/fp32/sgd") + kCompiledIdSuffix));
+  EXPECT_NE(why["penalty/mlp/bf16/sgd"].find("double backward"), std::string::npos) << why["penalty/mlp/bf16/sgd"];
 }
 
 class CompiledRecordFile : public ::testing::Test {
