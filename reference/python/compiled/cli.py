@@ -34,6 +34,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--throughput-repetitions", type=int, default=3, metavar="R", help="[3]")
     p.add_argument("--throughput-warmup", type=int, default=1, metavar="W", help="untimed steps first [1]")
     p.add_argument("--cache-dir", type=Path, help="the FX graph cache, emptied first [CASE/compiled-cache]")
+    p.add_argument("--reuse-cache", action="store_true",
+                   help="keep what --cache-dir holds (the cold compile is then not cold; the record says so)")
     p.add_argument("--device", choices=("cpu", "cuda"), help="[the device the case ran on]")
     p.add_argument("--threads", type=int, default=0, help="torch.set_num_threads (0: LibTorch's default)")
     p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
@@ -54,7 +56,8 @@ def options(args) -> Options:
     return Options(mode=args.mode, compile_step=args.compile_step,
                    emulate_precision_casts=args.emulate_precision_casts, fault=args.fault, eager=args.eager,
                    throughput_steps=args.throughput_steps, throughput_repetitions=args.throughput_repetitions,
-                   throughput_warmup=args.throughput_warmup, cache_dir=args.cache_dir, device=args.device,
+                   throughput_warmup=args.throughput_warmup, cache_dir=args.cache_dir,
+                   reuse_cache=args.reuse_cache, device=args.device,
                    threads=args.threads, timeout_s=args.timeout, fullgraph_check=not args.no_fullgraph_check)
 
 

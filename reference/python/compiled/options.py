@@ -27,6 +27,7 @@ class Options:
     throughput_repetitions: int = 3
     throughput_warmup: int = 1
     cache_dir: Path | None = None  # None: <dump>/compiled-cache
+    reuse_cache: bool = False      # keep what the cache holds: the "cold" compile is then not cold
     device: str | None = None     # None: the case's device
     threads: int = 0              # 0: LibTorch's default
     timeout_s: float = DEFAULT_TIMEOUT_S

@@ -77,7 +77,7 @@ def _same(a: list, b: list) -> bool:
 
 def run_case(case: CaseDump, device: torch.device, opts: Options) -> dict:
     fault = make_fault(opts.fault)
-    cache = fresh_cache_dir(opts.cache_dir or case.folder / "compiled-cache")
+    cache = fresh_cache_dir(opts.cache_dir or case.folder / "compiled-cache", opts.reuse_cache)
     with inductor_settings(opts, cache, fault):
         traj, hooks, book = _recorded(case, device, opts)
         compile_block = None if opts.eager else ledger.summary(book, case.spec.model_count())
@@ -100,6 +100,7 @@ def run_case(case: CaseDump, device: torch.device, opts: Options) -> dict:
                                           else {"ok": None, "reason": "not probed (--no-fullgraph-check)"})
             compile_block.update(_warm(case, device, opts, traj))
             compile_block["fault_casts_dropped"] = dropped
+            compile_block["cache_emptied"] = not opts.reuse_cache
     return {"schema": record.SCHEMA, "schema_version": record.VERSION, "case_id": case.spec.id,
             "mode": opts.record_mode, "compile_step": bool(opts.compile_step and not opts.eager),
             "emulate_precision_casts": opts.emulate_precision_casts, "fault": opts.fault,

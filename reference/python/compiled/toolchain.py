@@ -60,11 +60,14 @@ def require_compiler(device: torch.device) -> None:
                        f"(set CXX to a working compiler; {type(e).__name__})") from None
 
 
-def fresh_cache_dir(folder: Path) -> Path:
-    """`folder`, emptied: the FX graph cache starts cold.  Only a folder this
-    module made (its marker file) or an empty one is emptied."""
+def fresh_cache_dir(folder: Path, reuse: bool = False) -> Path:
+    """`folder`, emptied: the FX graph cache starts cold (reuse: kept as it
+    is).  Only a folder this module made (its marker file) or an empty one
+    is emptied or reused."""
     folder = Path(folder)
     marker = folder / ".ampbench-compiled-cache"
+    if reuse and marker.is_file():
+        return folder
     if folder.exists():
         if not folder.is_dir():
             raise BadInput(f"--cache-dir {folder}: not a directory")

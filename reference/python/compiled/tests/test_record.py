@@ -17,7 +17,8 @@ KEYS = {"schema", "schema_version", "case_id", "mode", "compile_step", "emulate_
         "final_params", "optimizer_state", "compile", "throughput"}
 COMPILE_KEYS = {"graphs", "graph_break_count", "graph_breaks", "recompiles", "frames_failed", "ran_eager",
                 "fullgraph", "seconds_cold", "seconds_warm", "first_step_seconds_cold", "first_step_seconds_warm",
-                "steady_step_seconds", "warm_matches_cold", "cache_cold", "cache_warm", "fault_casts_dropped"}
+                "steady_step_seconds", "warm_matches_cold", "cache_cold", "cache_warm", "fault_casts_dropped",
+                "cache_emptied"}
 
 
 @pytest.fixture(scope="module")
@@ -113,3 +114,27 @@ def test_the_fault_is_far_from_the_correct_compiled_run(records, cases):
     case = load_case(cases["bf16"])
     report = compare_runs(case.spec.id, "bf16", as_run(case, records["bf16-fault"]), case.cpp, TOLERANCES["bf16"])
     assert not report.ok
+
+
+def test_a_batchnorm_model_records_the_probe_of_its_trained_weights(tmp_path, capsys):
+    """runner/probe.cpp: the trained weights in a fresh float32 model, in
+    training mode, on the first batch; recomputed here from the dump's final
+    state (--eager: the dump's own run)."""
+    import torch
+
+    from reference.python import models as M
+
+    with one_thread():
+        folder = dumps.make(tmp_path, dumps.spec("cnn", "fp32", steps=2))
+    rc, rec, err = run_module(capsys, folder, tmp_path / "r.json", "--eager")
+    assert rc == 0, err
+    case = load_case(folder)
+    model = M.make_model("cnn", case.spec.sizes)
+    model.load_state_dict(case.cpp.final[0])
+    model.train()
+    with torch.no_grad(), one_thread():
+        expected = model(case.inputs[0]).reshape(-1).double()
+    assert floats(rec["final_probe"]).shape == expected.shape
+    assert torch.allclose(floats(rec["final_probe"]), expected, rtol=1e-6, atol=1e-7)
+    assert "final_probe" not in run_module(capsys, dumps.make(tmp_path, dumps.spec("mlp", "fp32", steps=1)),
+                                           tmp_path / "m.json", "--eager")[1]
