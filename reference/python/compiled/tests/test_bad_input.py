@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -17,6 +18,7 @@ from . import dumps
 from .helpers import one_thread, run_module
 
 PREFIX = "python -m reference.python.compiled: error: "
+ROOT = Path(__file__).resolve().parents[4]  # the repository: `reference` importable from there
 
 
 @pytest.fixture(scope="module")
@@ -116,3 +118,38 @@ def test_a_compile_that_never_ends_meets_the_time_limit(dump_root, tmp_path, cap
     _expect(capsys, dump_root / "plain_mlp_bf16_sgd", tmp_path / "r.json", EXIT_CASE_ERROR,
             "wall-clock limit of 1 s", flags=("--timeout", "1", "--no-fullgraph-check"))
     assert time.monotonic() - began < 20
+
+
+def test_the_command_line_itself_exits_2_without_a_compiler(dump_root, tmp_path):
+    """`python -m reference.python.compiled` in its own process, CXX naming no
+    compiler (Inductor reads it at import): exit 2, one line, no record."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "CXX": "/nonexistent/bin/c++"}
+    p = subprocess.run([sys.executable, "-m", "reference.python.compiled", str(dump_root / "plain_mlp_fp32_sgd"),
+                        "--out", str(tmp_path / "r.json")], capture_output=True, text=True, env=env, timeout=120, cwd=ROOT)
+    assert p.returncode == EXIT_BAD_INPUT and not (tmp_path / "r.json").exists(), p.stderr
+    assert p.stderr.strip().splitlines()[-1].startswith(PREFIX + "no C++ compiler for Inductor")
+    assert "/nonexistent/bin/c++" in p.stderr and "Traceback" not in p.stderr
+
+
+WATCHDOG = """
+import signal, time
+from reference.python.compiled import guard
+guard.GRACE_S = 0.5
+with guard.wall_clock_limit(0.5, "prog"):
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})  # as a C call that never returns to Python
+    time.sleep(30)
+"""
+
+
+def test_the_watchdog_ends_a_run_the_alarm_cannot_reach():
+    import subprocess
+    import sys
+
+    began = time.monotonic()
+    p = subprocess.run([sys.executable, "-c", WATCHDOG], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert p.returncode == EXIT_CASE_ERROR and time.monotonic() - began < 20, p.stderr
+    assert "wall-clock limit of 0.5 s" in p.stderr and "watchdog" in p.stderr and "Traceback" not in p.stderr
