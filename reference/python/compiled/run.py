@@ -77,7 +77,9 @@ def _same(a: list, b: list) -> bool:
 
 def run_case(case: CaseDump, device: torch.device, opts: Options) -> dict:
     fault = make_fault(opts.fault)
-    cache = fresh_cache_dir(opts.cache_dir or case.folder / "compiled-cache", opts.reuse_cache)
+    cache = opts.cache_dir or case.folder / "compiled-cache"
+    if not opts.eager:  # the eager control leaves the cache alone
+        fresh_cache_dir(cache, opts.reuse_cache)
     with inductor_settings(opts, cache, fault):
         traj, hooks, book = _recorded(case, device, opts)
         compile_block = None if opts.eager else ledger.summary(book, case.spec.model_count())
