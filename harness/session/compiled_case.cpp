@@ -53,7 +53,9 @@ std::vector<std::string> compile_argv(const CaseSpec& spec, const std::string& f
   if (!s.fault.empty() && spec.precision.precision() != Precision::kFp32)
     argv.insert(argv.end(), {"--fault", s.fault});
   if (s.timed && spec.throughput.enabled && spec.throughput.measured_steps > 0)
-    argv.insert(argv.end(), {"--throughput-steps", std::to_string(spec.throughput.measured_steps)});
+    argv.insert(argv.end(), {"--throughput-steps", std::to_string(spec.throughput.measured_steps),
+                             "--throughput-repetitions", std::to_string(spec.throughput.repetitions),
+                             "--throughput-warmup", std::to_string(spec.throughput.warmup_steps)});
   return argv;
 }
 
@@ -67,6 +69,12 @@ void train_compiled(CaseRecord& rec, const CompiledSettings& settings, bool emul
   const std::string errors = (folder / (tag + "-stderr.txt")).string();
   const int code = run_dying_with_us(compile_argv(rec.spec, folder.string(), record, settings, emulate_precision_casts),
                                      build_info::source_dir(), errors);
+  // Exit 3: the case cannot be compiled by design (tf32, an FP8 control): skipped, with the reason.
+  if (code == 3) {
+    rec.status = RunStatus::kSkipped;
+    rec.reason = "not compiled: " + first_line_of(errors);
+    return;
+  }
   if (code != 0) {
     rec.status = RunStatus::kError;
     rec.reason = "compiled: " + (code < 0 ? std::string("python -m reference.python.compiled did not finish")
