@@ -1,4 +1,4 @@
-"""python -m reference.corpus BUILD_DIR OUT [--models a,b] [--steps N] [--jobs J]
+"""python -m reference.corpus BUILD_DIR OUT [--models a,b] [--steps N] [--jobs J] [--implementation compiled]
 
 Bring your own model on public models, as a new user would: each model of
 the corpus is exported at a small size with its default settings (dropout
@@ -13,7 +13,11 @@ Prints one Markdown row per model (model, cases, verdict, cross-check) as
 each finishes and writes OUT/corpus.md in the corpus's order. --jobs runs
 that many models side by side: each run and replay is one thread on each
 side, so --jobs 2 is what a 2-core machine can do (about 20 minutes for the
-corpus). Exit: 0 every model conforms (unsupported precisions left out
+corpus). With --implementation compiled each suite is run by `ampbench run
+--implementation compiled` instead: the module itself (the suite records it)
+trained through torch.compile and judged against the file's eager fp32
+baseline, with its graphs and graph breaks in the row; the cross-check is the
+eager file's and is not repeated. Exit: 0 every model conforms (unsupported precisions left out
 with PyTorch's reason) and every replay agrees; 1 one does not; 2 bad
 arguments (OUT must be new, empty or a previous corpus run's), or an
 export or a run that could not be done."""
@@ -105,6 +109,28 @@ def row(name: str, build: Path, out: Path, steps: int, batch: int, py: str) -> t
     return line, p.returncode == 0
 
 
+def compiled_row(name: str, build: Path, out: Path, steps: int, batch: int, py: str) -> tuple[str, bool]:
+    """The suite run compiled: the verdict line and how torch.compile took
+    the module (graphs, breaks, cases that compiled whole)."""
+    suite = export(py, name, out, steps, batch)
+    run = out / "run"
+    p = subprocess.run([str(build / "ampbench"), "run", "--device", "cpu", "--suite", str(suite), "--implementation",
+                        "compiled", "--no-report", "--threads", "1", "--out", str(run)], capture_output=True, text=True)
+    (out / "run.log").write_text(p.stdout + p.stderr)
+    if p.returncode not in (0, 1):
+        raise RuntimeError(f"{name}: the compiled run could not be done (exit {p.returncode}): "
+                           f"{p.stderr.strip()[-500:]}")
+    verdict = re.search(r"^verdicts: (.*)$", p.stdout, re.M)
+    cases = [c for c in json.loads((run / "results.json").read_text())["cases"] if c.get("compiled")]
+    breaks = sum(c["compiled"]["graph_break_count"] for c in cases)
+    whole = sum(bool(c["compiled"].get("fullgraph", {}).get("ok")) for c in cases)
+    graphs = sorted({c["compiled"]["graphs"] for c in cases})
+    line = (f"| {name} | quick, {steps} steps, batch {batch}, compiled | "
+            f"{verdict.group(1) if verdict else 'no verdict line'} | {len(cases)} cases compiled: graphs "
+            f"{'/'.join(map(str, graphs)) or '-'}, {breaks} graph breaks, fullgraph in {whole} of {len(cases)} |")
+    return line, p.returncode == 0
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m reference.corpus", description=__doc__.splitlines()[0])
     p.add_argument("build", help="the build folder holding ampbench")
@@ -114,6 +140,9 @@ def main(argv=None) -> int:
                    help="steps per case (the quick suite's; a control injects an inf at step 4) [8]")
     p.add_argument("--batch", type=int, default=8, help="batch size (the export's) [8]")
     p.add_argument("--jobs", type=int, default=1, help="models run side by side [1]")
+    p.add_argument("--implementation", choices=("eager", "compiled"), default="eager",
+                   help="eager: ampbench's C++ run, cross-checked by the Python oracle; compiled: the module "
+                        "through torch.compile, judged against the eager fp32 baseline [eager]")
     args = p.parse_args(argv)
     names = list(dict.fromkeys(n for n in args.models.split(",") if n))
     unknown = [n for n in names if n not in CORPUS]
@@ -134,13 +163,15 @@ def main(argv=None) -> int:
     def one(name: str) -> tuple[str, bool]:
         (out / name).mkdir(parents=True)
         start = time.monotonic()
-        line, good = row(name, build, out / name, args.steps, args.batch, sys.executable)
+        make_row = compiled_row if args.implementation == "compiled" else row
+        line, good = make_row(name, build, out / name, args.steps, args.batch, sys.executable)
         print(f"{line}  ({time.monotonic() - start:.0f} s)", flush=True)
         return line, good
 
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         futures = {name: pool.submit(one, name) for name in names}
-    rows, ok, errors = ["| model | cases | verdict | C++ against the same file in Python |", "|---|---|---|---|"], True, 0
+    last = ("torch.compile" if args.implementation == "compiled" else "C++ against the same file in Python")
+    rows, ok, errors = [f"| model | cases | verdict | {last} |", "|---|---|---|---|"], True, 0
     for name, future in futures.items():  # the corpus's order, whatever order they finished in
         e = future.exception()
         if e is None:

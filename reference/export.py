@@ -24,11 +24,8 @@ from __future__ import annotations
 
 import argparse
 import copy
-import importlib
-import importlib.util
 import json
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -37,7 +34,7 @@ import torch.nn.functional as F
 from .export_checks import (PRECISIONS, ExportError, forward_flops, model_name, precision_refusals, pytorch_message,
                             require_trainable, training_refusal)
 from .export_file import WAYS, best_file, place, temporary
-from .python import scripted
+from .python import scripted, user_module
 
 WORKLOADS = ["plain", "clip_norm", "clip_value", "accumulation", "multi"]
 # The units of suites/smoke.json, which the tiny models there conform within.
@@ -63,65 +60,6 @@ def _shape(text: str) -> list[int]:
     if not dims or any(d < 1 for d in dims):
         raise argparse.ArgumentTypeError(f"dimensions must be positive, got {text!r}")
     return dims
-
-
-def _factory(spec: str):
-    module_name, sep, attr = spec.rpartition(":")
-    if not sep or not module_name or not attr:
-        raise ExportError(f"{spec!r}: expected package.module:factory or path/to/file.py:factory")
-    try:
-        obj = _import(module_name)
-        for part in attr.split("."):
-            obj = getattr(obj, part)
-    except (ImportError, AttributeError) as e:
-        raise ExportError(f"{spec}: {e}") from None
-    except Exception as e:  # noqa: BLE001 - the user's file fails as it is imported
-        raise ExportError(f"{spec}: importing {module_name} fails: {type(e).__name__}: {e}") from None
-    if not callable(obj):
-        raise ExportError(f"{spec}: not callable")
-    return obj
-
-
-def _import(module_name: str):
-    """The module; a file, or a module whose name is not a dotted identifier
-    (`my model`), under a name that is one: TorchScript qualifies a class by
-    its module's name, and a file whose names hold a space fails to load."""
-    if module_name.endswith(".py"):
-        path = Path(module_name)
-        if not path.is_file():
-            raise ImportError(f"no such file: {path}")
-        sys.path.insert(0, str(path.parent.resolve()))  # its own imports, as `python path/to/file.py` has them
-        return _import_file(path, _identifier(path.stem))
-    parts = module_name.split(".")
-    if all(part.isidentifier() for part in parts):
-        return importlib.import_module(module_name)
-    spec = importlib.util.find_spec(module_name)
-    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-        raise ImportError(f"No module named {module_name!r}")
-    return _import_file(Path(spec.origin), ".".join(_identifier(p) for p in parts))
-
-
-def _identifier(text: str) -> str:
-    name = re.sub(r"\W", "_", text)
-    return name if name.isidentifier() else f"_{name}"
-
-
-def _import_file(path: Path, name: str):
-    taken = sys.modules.get(name)
-    while taken is not None and getattr(taken, "__file__", None) != str(path.resolve()):
-        name += "_"
-        taken = sys.modules.get(name)
-    if taken is not None:
-        return taken
-    spec = importlib.util.spec_from_file_location(name, path.resolve())
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # torch.jit.script reads the source through it
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[name]
-        raise
-    return module
 
 
 def _inputs(args) -> list[dict]:
@@ -186,7 +124,7 @@ def _controls(name: str, penalty: bool, quick: bool) -> list[dict]:
 
 def suite_for(name: str, pt: Path, inputs: list[dict], out_shape: list[int], batch: int, target: str,
               flops: float | None, penalty: bool, quick: bool = False, left_out: dict | None = None,
-              no_flops: str | None = None) -> dict:
+              no_flops: str | None = None, python: dict | None = None) -> dict:
     """A runnable suite for the exported file: the full matrix, or (quick)
     plain and accumulation with SGD at 8 steps and two controls; without the
     precisions in `left_out` (precision -> why) and the cases that need them,
@@ -197,6 +135,8 @@ def suite_for(name: str, pt: Path, inputs: list[dict], out_shape: list[int], bat
              "batch": batch}
     if flops is not None:
         entry["forward_flops"] = flops
+    if python is not None:
+        entry["python"] = python  # the module the file was made from: the compiled implementation trains it
     if target == "class":
         entry["classes"] = out_shape[-1]
     else:
@@ -279,15 +219,12 @@ def _module(args) -> torch.nn.Module:
         kwargs = json.loads(args.kwargs)
     except json.JSONDecodeError as e:
         raise ExportError(f"--kwargs: not JSON: {e}") from None
-    factory = _factory(args.factory)
     if not isinstance(kwargs, dict):
         raise ExportError(f"--kwargs: expected a JSON object, got {args.kwargs!r}")
     try:
-        module = factory(**kwargs)
-    except Exception as e:  # noqa: BLE001 - the user's constructor refuses its arguments
-        raise ExportError(f"{args.factory}(**{args.kwargs}) fails: {type(e).__name__}: {e}") from None
-    if not isinstance(module, torch.nn.Module):
-        raise ExportError(f"{args.factory} returned {type(module).__name__}, not a torch.nn.Module")
+        module = user_module.make(args.factory, kwargs)
+    except user_module.ModuleError as e:
+        raise ExportError(str(e)) from None
     require_trainable(module)
     module.train()
     return module
@@ -340,7 +277,8 @@ def _suite(args, name: str, out: Path, module: torch.nn.Module, inputs: list[dic
     if no_flops:
         print(f"reference.export: no forward_flops (no MFU): {no_flops}", file=sys.stderr)
     suite = suite_for(name, out, inputs, out_shape, args.batch, target, flops, second_order_works(module, xs, target),
-                      quick=args.matrix == "quick", left_out=left_out, no_flops=no_flops)
+                      quick=args.matrix == "quick", left_out=left_out, no_flops=no_flops,
+                      python={"factory": user_module.resolve(args.factory), "kwargs": json.loads(args.kwargs)})
     suite["description"] += f" The file was {WAYS[how]}."
     return suite
 

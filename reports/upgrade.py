@@ -35,7 +35,8 @@ NEWS_SHIFT = 0.25
 MAX_ROUNDS = 1000
 # env fields a test-only fault switch leaves, and the switch: such a run
 # measured the fault, not the torch.
-FAULT_SWITCHES = (("injected_slowdown", "--inject-slowdown"), ("injected_bitflip_step", "--inject-bitflip"))
+FAULT_SWITCHES = (("injected_slowdown", "--inject-slowdown"), ("injected_bitflip_step", "--inject-bitflip"),
+                  ("injected_compile_fault", "--inject-compile-fault"))
 # Fields of the environment fingerprint that belong to the torch build: they
 # are what an upgrade changes. float32_math holds torch's process defaults.
 TORCH_STACK = ("libtorch_version", "cudnn", "nccl", "cuda_runtime", "torch_build", "float32_math")

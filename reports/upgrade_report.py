@@ -10,6 +10,7 @@ from reference.python.results_file import load_results
 
 from . import upgrade as up
 from .blocks import Bullets, Heading, Table, Text
+from .upgrade_breaks import break_words, graph_breaks
 from .upgrade_junit import junit_document, testcase
 from .runs import ordered_unique
 from .upgrade_policy import policy_diff, policy_lines, policy_table_rows
@@ -29,6 +30,7 @@ class Upgrade:
     gate_only: tuple = ()   # (case id, check) the gate failed and this reading did not
     faults: tuple = ()      # "FILE: --inject-slowdown 0.2" per run made with a fault switch
     rehearsal: bool = False  # --rehearsal: the verdict rehearses, it measures nothing
+    breaks: tuple = ()       # BreakChange per case run compiled (upgrade_breaks.py)
 
 
 def load_side(paths, version: str, side: str, rehearsal: bool) -> list:
@@ -67,7 +69,7 @@ def analyse(old_paths, new_paths, old_version, new_version, old_policy=None, new
     policy = policy_diff(old_policy, new_policy) if old_policy and new_policy else []
     return Upgrade(old_version, new_version, suites[0], len(old), up.conformance(old, new, ids),
                    up.bound_moves(old, new, ids), up.throughput(old, new, ids), up.env_diff(old, new), policy,
-                   faults=_faults(old + new), rehearsal=rehearsal)
+                   faults=_faults(old + new), rehearsal=rehearsal, breaks=tuple(graph_breaks(old, new, ids)))
 
 
 def _pct(ratio) -> str:
@@ -86,9 +88,10 @@ def verdict(u: Upgrade) -> tuple:
     """(passed, the one line that says so)."""
     worse = [c for c in u.conformance if c.worse]
     slower = [s for s in u.speeds if s.verdict == up.REGRESSION]
+    broken = [b for b in u.breaks if b.worse]
     rehearsal = ", a REHEARSAL: not a measurement" if u.rehearsal else ""
     head = f"upgrade {u.old_version} -> {u.new_version} ({u.suite}, {u.rounds} rounds{rehearsal})"
-    if not worse and not slower and not u.gate_only:
+    if not worse and not slower and not broken and not u.gate_only:
         conforming = sum(c.new == "ok" for c in u.conformance)
         judged = sum(s.p is not None for s in u.speeds)
         unsure = [s for s in u.speeds if s.verdict == up.NO_CHANGE and abs(s.ratio - 1) > s.min_effect]
@@ -106,6 +109,9 @@ def verdict(u: Upgrade) -> tuple:
         slower.sort(key=lambda s: s.ratio)
         parts.append(f"{len(slower)} throughput regression(s): " +
                      "; ".join(_speed_words(s) for s in slower[:5]) + ("; ..." if len(slower) > 5 else ""))
+    if broken:
+        parts.append(f"{len(broken)} compiled case(s) gained graph breaks: " +
+                     "; ".join(break_words(b) for b in broken[:5]) + ("; ..." if len(broken) > 5 else ""))
     if u.gate_only:
         parts.append("ampbench gate --paired also failed " + "; ".join(f"{i} [{c}]" for i, c in u.gate_only))
     return False, f"{head}: FAIL: " + "; ".join(parts)
@@ -153,6 +159,18 @@ def _speed_blocks(u: Upgrade) -> list:
                    "pairs", "p", "q", "verdict"), rows, (8,))]
 
 
+def _break_blocks(u: Upgrade) -> list:
+    if not u.breaks:
+        return []
+    fmt = lambda v: "-" if v is None else str(v)
+    rows = [(b.case_id, fmt(b.old), fmt(b.new), "; ".join(b.new_reasons) or "-",
+             "worse" if b.worse else "") for b in u.breaks]
+    intro = ("Cases trained by torch.compile (--implementation compiled): the graph breaks on each side, the "
+             "most over the rounds. More breaks with the new torch fail the upgrade.")
+    return [Heading(2, "Graph breaks (compiled)"), Text(intro),
+            Table(("case", u.old_version, u.new_version, f"reasons ({u.new_version})", "change"), rows, (4,))]
+
+
 def _policy_blocks(u: Upgrade) -> list:
     blocks = [Heading(2, "Autocast policy"), Bullets(tuple(policy_lines(u.policy, u.old_version,
                                                                          u.new_version)))]
@@ -186,8 +204,8 @@ def report_blocks(u: Upgrade, title: bool = True) -> list:
         blocks.append(Text(_rehearsal_words(u), warning=True))
     if confounders:
         blocks.append(Text(f"the sides differ in more than torch: {', '.join(confounders)}", warning=True))
-    return (blocks + _conformance_blocks(u) + _bound_blocks(u) + _speed_blocks(u) + _policy_blocks(u)
-            + _env_blocks(u))
+    return (blocks + _conformance_blocks(u) + _bound_blocks(u) + _speed_blocks(u) + _break_blocks(u)
+            + _policy_blocks(u) + _env_blocks(u))
 
 
 def junit(u: Upgrade) -> str:
@@ -202,6 +220,8 @@ def junit(u: Upgrade) -> str:
                               failure=f"regression: {words}" if s.verdict == up.REGRESSION else None,
                               skipped=s.verdict if s.verdict in (up.TOO_FEW, up.ONE_SIDED) else None,
                               out=f"{s.verdict}: {words}"))
+    cases += [testcase(b.case_id, "graph_breaks", failure=break_words(b) if b.worse else None,
+                       out=break_words(b)) for b in u.breaks]
     notes = [line] + ([_rehearsal_words(u)] if u.rehearsal else [])
     notes += [f"max_ratio news: {b.case_id} {b.old:.3f} -> {b.new:.3f}" for b in u.bounds if b.news]
     notes += policy_lines(u.policy, u.old_version, u.new_version)

@@ -65,7 +65,10 @@ nlohmann::json scripted_json(const ScriptedModel& m) {
   nlohmann::json inputs = nlohmann::json::array();
   for (const ScriptedInput& in : m.inputs)
     inputs.push_back({{"kind", in.kind == InputKind::kTokenIds ? "tokens" : "float"}, {"shape", in.shape}, {"vocab", in.vocab}});
-  return {{"path", m.path}, {"inputs", inputs}};
+  nlohmann::json j = {{"path", m.path}, {"inputs", inputs}};
+  if (!m.python_factory.empty())
+    j["python"] = {{"factory", m.python_factory}, {"kwargs", nlohmann::json::parse(m.python_kwargs_json)}};
+  return j;
 }
 
 nlohmann::json spec_json(const CaseSpec& s) {

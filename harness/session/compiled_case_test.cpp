@@ -50,6 +50,17 @@ TEST(CompiledPlan, MixedPrecisionCasesCompileAndEachUsedBaselineGainsACompiledTw
   EXPECT_NE(why["penalty/mlp/bf16/sgd"].find("double backward"), std::string::npos) << why["penalty/mlp/bf16/sgd"];
 }
 
+TEST(CompiledPlan, AFileCompilesOnlyThroughThePythonModuleItWasMadeFrom) {
+  CaseSpec c = two_models().cases.front();
+  ModelFamily file;
+  file.name = "mine";
+  file.scripted = ScriptedModel{"/m/mine.pt", {}};
+  c.model = &file;
+  EXPECT_NE(compiled_refusal(c).find("names no Python module"), std::string::npos) << compiled_refusal(c);
+  file.scripted->python_factory = "pkg.mod:make";
+  EXPECT_EQ(compiled_refusal(c), "");
+}
+
 class CompiledRecordFile : public ::testing::Test {
  protected:
   gate::test::TempDir dir;

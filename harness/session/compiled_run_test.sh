@@ -52,6 +52,14 @@ PY
 rc=0; "$bin" gate --baseline "$out/right/results.json" --current "$out/wrong/results.json" --allow-missing \
   > /dev/null 2> "$out/gate.err" || rc=$?
 [[ $rc -eq 2 ]] && grep -q "inject-compile-fault" "$out/gate.err" || fail "the gate took the faulty run as a measurement"
+# A user's model: the suite reference.export writes beside the TorchScript
+# file names the Python module it came from, and the compiled run trains that
+# module (a file cannot be compiled), judged against the file's eager run.
+(cd "$(dirname "$0")/../.." && "$python" -m reference.export reference.testmodels:TwoInputs --input 3,8,8 --input 10 \
+  --matrix quick --out "$out/mine/two.pt") > "$out/export.log" 2>&1 || fail "the export failed ($out/export.log)"
+"$bin" run --device cpu --suite "$out/mine/two.suite.json" --filter '^plain/two/bf16/sgd$' --implementation compiled \
+  --no-report --out "$out/mine/run" > "$out/mine.log" 2>&1 || fail "the exported module did not conform compiled ($out/mine.log)"
+grep -q "verdicts: 3 correct cases passed" "$out/mine.log" || fail "the exported module's cases did not all run ($out/mine.log)"
 "$bin" run --implementation bogus > /dev/null 2>&1; [[ $? -eq 2 ]] || fail "an unknown implementation was not exit 2"
 "$bin" run --compile-step --no-report --out "$out/x" > "$out/step.err" 2>&1; [[ $? -eq 2 ]] \
   || fail "--compile-step without --implementation compiled was not exit 2"

@@ -48,6 +48,12 @@ struct ScriptedModel {
   // Several float inputs travel as one tensor, each sample's inputs
   // flattened and concatenated in order; the forward splits them again.
   std::vector<ScriptedInput> inputs;
+  // The Python module the file was made from ("" when the suite names
+  // none): the compiled implementation trains it, since torch.compile
+  // cannot compile a TorchScript file. Kept as the suite gives them; only
+  // Python imports the factory and reads the keyword arguments.
+  std::string python_factory;
+  std::string python_kwargs_json = "{}";
 };
 
 struct ModelFamily {

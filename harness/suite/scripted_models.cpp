@@ -35,6 +35,22 @@ ScriptedInput read_input(Reader r) {
   return in;
 }
 
+// Where the file came from: {"factory": "package.module:callable" or
+// "path/to/file.py:callable", "kwargs": {...}}, as reference.export writes it.
+void read_python_source(Reader r, ScriptedModel& m) {
+  m.python_factory = r.require<std::string>("factory");
+  const auto colon = m.python_factory.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == m.python_factory.size() ||
+      m.python_factory.find_first_of("\n\r") != std::string::npos)
+    r.fail("factory", "expected \"package.module:callable\" or \"path/to/file.py:callable\", got \"" +
+                          m.python_factory + "\"");
+  if (r.has("kwargs")) {
+    if (!r.raw("kwargs").is_object()) r.fail("kwargs", "expected a JSON object of keyword arguments, got " + r.raw("kwargs").dump());
+    m.python_kwargs_json = r.raw("kwargs").dump();
+  }
+  r.reject_unknown_keys();
+}
+
 }  // namespace
 
 bool is_scripted_entry(const json& entry) { return entry.is_object() && entry.contains("torchscript"); }
@@ -55,6 +71,7 @@ ScriptedEntry read_scripted_model(Reader r, const std::string& name, const std::
   o.target = target == "class" ? TargetKind::kClass : TargetKind::kNextToken;
   o.padded_tokens = r.get("padded", false);
   o.forward_flops = r.get("forward_flops", 0.0);
+  if (r.has("python")) read_python_source(Reader(r.raw("python"), r.file(), r.field("python")), o.model);
   if (!(o.forward_flops >= 0 && o.forward_flops < 1e18)) r.fail("forward_flops", "must be in [0, 1e18)");
   ModelSizes sizes;
   sizes.batch = r.require<int>("batch");

@@ -98,6 +98,22 @@ TEST(SuiteOptions, AModelGivenByFileIsLoadedRelativeToTheSuiteAndRefusedWithTheR
   const std::string dp = suite_with("", mine("mine.pt"), "\"mine\"");
   const std::string with_dp = dp.substr(0, dp.find("\"multi\"")) + "\"dataparallel\"" + dp.substr(dp.find("\"multi\"") + 7);
   EXPECT_NE(error_of(with_dp, suite_path).find("a TorchScript module is not one"), std::string::npos);
+  // The Python module the file came from (the compiled implementation trains it), checked as read.
+  auto from_python = [&](const std::string& python) {
+    return R"(, "mine": {"torchscript": "mine.pt", "inputs": [{"shape": [8]}], "batch": 4, "classes": 8, "python": )" +
+           python + "}";
+  };
+  const Suite p = parse_suite(suite_with("", from_python(R"({"factory": "pkg.mod:make", "kwargs": {"n": 3}})"), "\"mine\""),
+                              suite_path, DeviceKind::kCpu);
+  EXPECT_EQ(find(p, "plain/mine/fp16/sgd").model->scripted->python_factory, "pkg.mod:make");
+  EXPECT_EQ(find(p, "plain/mine/fp16/sgd").model->scripted->python_kwargs_json, R"({"n":3})");
+  EXPECT_EQ(find(s, "plain/mine/fp16/sgd").model->scripted->python_factory, "");
+  EXPECT_NE(error_of(suite_with("", from_python(R"({"factory": "pkg.mod"})"), "\"mine\""), suite_path).find("mine.python.factory: expected"),
+            std::string::npos);
+  EXPECT_NE(error_of(suite_with("", from_python(R"({"factory": "m:f", "kwargs": [1]})"), "\"mine\""), suite_path).find("mine.python.kwargs: expected a JSON object"),
+            std::string::npos);
+  EXPECT_NE(error_of(suite_with("", from_python(R"({"factory": "m:f", "kw": {}})"), "\"mine\""), suite_path).find("mine.python.kw: unknown field"),
+            std::string::npos);
   const std::string named_resnet = R"(, "resnet": {"torchscript": "mine.pt", "inputs": [{"shape": [8]}], "batch": 4, "classes": 8})";
   EXPECT_NE(error_of(suite_with("", named_resnet), suite_path).find("not a registered family's"), std::string::npos);
   io::remove_tree(dir.string());

@@ -25,7 +25,7 @@ import torch.jit._pickle  # noqa: F401 - restore_type_tag, allowed below
 
 from .bounded_json import JsonInputError, read_bounded_json
 from . import models as M
-from . import scripted
+from . import scripted, user_module
 from .spec import Spec, SpecError, spec_from_dump
 from .workloads import STEPS, TrainingState, apply_lr_schedule, make_scaler, optimizer_state_tensors
 
@@ -186,11 +186,14 @@ def with_aliases(model: torch.nn.Module, state: dict) -> dict:
     return out
 
 
-def build_models(spec: Spec, initial: list, device: torch.device, where="") -> list:
-    """Python models holding the dumped initial state (loaded by name)."""
+def build_models(spec: Spec, initial: list, device: torch.device, where="", from_module: bool = False) -> list:
+    """Python models holding the dumped initial state (loaded by name).  A
+    model given by file is that file (what C++ trained), or with from_module
+    the Python module the file was made from (what torch.compile can
+    compile)."""
     out = []
     for k, state in enumerate(initial):
-        model = scripted.load(spec.torchscript) if spec.torchscript else M.make_model(spec.model, spec.sizes)
+        model = new_model(spec, from_module, where)
         problem = M.check_parameter_order(model, list(state.keys()))
         if problem:
             raise DumpError(where, f"initial_model{k}.pt: {problem}")
@@ -204,7 +207,23 @@ def build_models(spec: Spec, initial: list, device: torch.device, where="") -> l
     return out
 
 
-def replay(case: CaseDump, device: str = "cpu", prepare=None, on_state=None, on_step=None) -> Run:
+def new_model(spec: Spec, from_module: bool, where="") -> torch.nn.Module:
+    """A fresh, untrained model of the case (see build_models)."""
+    if not spec.torchscript:
+        return M.make_model(spec.model, spec.sizes)
+    if not from_module:
+        return scripted.load(spec.torchscript)
+    python = spec.torchscript.get("python")
+    if not python:
+        raise DumpError(where, f"{spec.torchscript['path']}: the suite names no Python module it was made from")
+    try:
+        return user_module.make(python["factory"], python.get("kwargs", {}))
+    except user_module.ModuleError as e:
+        raise DumpError(where, str(e)) from None
+
+
+def replay(case: CaseDump, device: str = "cpu", prepare=None, on_state=None, on_step=None,
+           from_module: bool = False) -> Run:
     """Trains the case's steps on the dumped batches from the dumped initial
     state; returns the Python run.  prepare(models), when given, runs before
     training (nograd.coupling registers gradient hooks with it); on_state(s)
@@ -214,7 +233,7 @@ def replay(case: CaseDump, device: str = "cpu", prepare=None, on_state=None, on_
     as the C++ CaseRecord.optimizer_skipped."""
     spec = case.spec
     dev = torch.device(device)
-    models = build_models(spec, case.cpp.initial, dev, case.folder)
+    models = build_models(spec, case.cpp.initial, dev, case.folder, from_module)
     if prepare is not None:
         prepare(models)
     s = TrainingState(spec, models, dev)

@@ -163,7 +163,10 @@ def _scripted_entry(entry: dict, suite_path: str) -> dict:
     path = file if file.is_absolute() else Path(suite_path).resolve().parent / file
     inputs = [{"kind": "float", "shape": list(i["shape"]), "vocab": 0} if "shape" in i else
               {"kind": "tokens", "shape": [i["tokens"]], "vocab": i["vocab"]} for i in entry["inputs"]]
-    return {"path": str(path), "inputs": inputs}
+    out = {"path": str(path), "inputs": inputs}
+    if "python" in entry:
+        out["python"] = {"factory": entry["python"]["factory"], "kwargs": entry["python"].get("kwargs", {})}
+    return out
 
 
 def _needs_baseline(c: Spec) -> bool:

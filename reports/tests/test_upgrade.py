@@ -97,6 +97,34 @@ def test_a_slowdown_is_a_regression_with_its_interval(tmp_path):
     assert next(s for s in u.speeds if s.case_id == "plain/cnn/bf16/adamw").verdict == up.NO_CHANGE
 
 
+def compiled_side(breaks_in_round=lambda k: 0):
+    """A compiled case whose graph breaks per round the function gives."""
+    def cases(k, noise):
+        c = checked("plain/mlp/bf16/sgd", 0.2, "pass", 80.0 * noise)
+        n = breaks_in_round(k)
+        c["compiled"] = {"graphs": n + 1, "graph_break_count": n,
+                         "graph_breaks": [{"reason": "print() in forward"}] * n}
+        return [c]
+    return cases
+
+
+def test_a_compiled_case_that_gains_a_graph_break_fails_the_upgrade(tmp_path):
+    old = write_rounds(tmp_path, OLD, compiled_side())
+    new = write_rounds(tmp_path, NEW, compiled_side(lambda k: 1 if k == 4 else 0))  # one round is enough
+    u = analyse(old, new, OLD, NEW)
+    passed, line = verdict(u)
+    assert not passed and "1 compiled case(s) gained graph breaks: plain/mlp/bf16/sgd 0 -> 1 graph breaks " \
+                          "(print() in forward)" in line
+    text = render_markdown(report_blocks(u))
+    assert "## Graph breaks (compiled)" in text and "| plain/mlp/bf16/sgd | 0 | 1 | print() in forward | worse |" in text
+    # Fewer breaks with the new torch are shown, not judged.
+    u = analyse(new, old, NEW, OLD)
+    assert verdict(u)[0] and not any(b.worse for b in u.breaks)
+    # An eager run has no compiled cases: no such section.
+    assert "Graph breaks" not in render_markdown(report_blocks(analyse(write_rounds(tmp_path, OLD, side()),
+                                                                       write_rounds(tmp_path, NEW, side()), OLD, NEW)))
+
+
 def test_a_pass_says_when_a_large_move_was_not_significant(tmp_path):
     def many(k, noise, slow=0.0):
         return [checked(f"plain/m{i}/fp16/sgd", 0.3, "pass", 100.0 * (noise if i else ROUND_NOISE[-k - 1])
@@ -280,7 +308,9 @@ def test_reports_title_option_sets_the_headline(tmp_path):
 
 @pytest.mark.parametrize("which", ["old", "new"])
 @pytest.mark.parametrize("fault,switch", [({"injected_slowdown": 0.2}, "--inject-slowdown 0.2"),
-                                          ({"injected_bitflip_step": 3}, "--inject-bitflip 3")])
+                                          ({"injected_bitflip_step": 3}, "--inject-bitflip 3"),
+                                          ({"injected_compile_fault": "drop_autocast_cast"},
+                                           '--inject-compile-fault "drop_autocast_cast"')])
 def test_a_run_made_with_a_fault_switch_is_refused_as_a_measurement(tmp_path, capsys, which, fault, switch):
     old = write_rounds(tmp_path, OLD, side(), fault if which == "old" else None)
     new = write_rounds(tmp_path, NEW, side(), fault if which == "new" else None)

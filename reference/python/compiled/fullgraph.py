@@ -20,7 +20,7 @@ def probe(case: CaseDump, device: torch.device) -> dict:
     """{"ok": bool, "reason": None or why the first model that failed did}."""
     x = case.inputs[0].to(device)
     # The case's models as training sees them (FP8 layers, O2/O3's float16 copy).
-    s = TrainingState(case.spec, build_models(case.spec, case.cpp.initial, device, case.folder), device)
+    s = TrainingState(case.spec, build_models(case.spec, case.cpp.initial, device, case.folder, from_module=True), device)
     reset_compiler()
     try:
         for k, model in enumerate(s.models):

@@ -18,9 +18,10 @@ from pathlib import Path
 
 import torch
 
-from .. import models as M
+from .. import scripted
 from ..bounded_json import MAX_BYTES
 from ..forward_rng import forward_seed
+from ..replay import new_model
 from .errors import CaseError
 
 SCHEMA = "ampbench.compiled_record"
@@ -48,14 +49,15 @@ def probe_outputs(state, inputs: torch.Tensor) -> list[float]:
     on the probe batch's own statistics), eager, dropout seeded from
     (case seed, step -1, model index)."""
     spec, outs = state.spec, []
+    call = scripted.caller(spec.torchscript)
     with torch.no_grad():
         for k in range(len(state.models)):
-            fresh = M.make_model(spec.model, spec.sizes).to(state.device)
+            fresh = new_model(spec, from_module=True).to(state.device)
             for dst, src in zip(fresh.parameters(), state.trained(k)):
                 dst.copy_(src)
             fresh.train()
             torch.manual_seed(forward_seed(spec.seed, -1, k))
-            outs.append(fresh(inputs.to(state.device)))
+            outs.append(call(fresh, inputs.to(state.device)))
     return flat(outs)
 
 

@@ -42,7 +42,7 @@ def _recorded(case: CaseDump, device: torch.device, opts: Options) -> tuple:
     ledger.reset_compiler()
     with book.recording(), ieee_fp32():
         run = replay(case, device=str(device), prepare=hooks.prepare, on_state=hooks.on_state,
-                     on_step=hooks.on_step)
+                     on_step=hooks.on_step, from_module=True)
     s = hooks.state
     out = {"loss": run.loss, "scale": run.scale, "skipped": run.skipped,
            "optimizer_skipped": run.extra["optimizer_skipped"], "initial_params": hooks.initial,
@@ -63,7 +63,7 @@ def _warm(case: CaseDump, device: torch.device, opts: Options, cold: dict) -> di
     ledger.reset_compiler(in_memory_kernels=True)
     with book.recording(), ieee_fp32():
         run = replay(case, device=str(device), prepare=hooks.prepare, on_state=hooks.on_state,
-                     on_step=hooks.on_step)
+                     on_step=hooks.on_step, from_module=True)
     same = (_same(run.loss, cold["loss"]) and run.scale == cold["scale"]
             and _same(record.trained_params(hooks.state), cold["final_params"]))
     return {"seconds_warm": book.seconds, "first_step_seconds_warm": hooks.clock.first, "warm_matches_cold": same,

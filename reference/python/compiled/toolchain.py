@@ -18,9 +18,10 @@ from .options import RECOMPILE_LIMIT, Options
 
 def refusal(spec: Spec) -> None:
     """Raises when the case is not one compiled training can run."""
-    if spec.torchscript:
-        raise BadInput(f"{spec.id}: the model is a TorchScript file ({spec.torchscript.get('path')}): "
-                       "TorchScript files cannot be compiled; give the Python module")
+    if spec.torchscript and not spec.torchscript.get("python"):
+        raise BadInput(f"{spec.id}: the model is a TorchScript file ({spec.torchscript.get('path')}), which "
+                       "torch.compile cannot compile, and its suite names no Python module it was made from: "
+                       "export it again with python -m reference.export, which records it")
     if why := replay_refusal(spec):
         raise NotCompilable(f"{spec.id}: {why}")
     if spec.workload == "penalty":

@@ -82,3 +82,47 @@ def test_jobs_write_the_table_in_the_corpus_order_and_keep_finished_rows(tmp_pat
     assert (tmp_path / "c" / "corpus.md").read_text().splitlines()[2:] == ["| gpt2 |", "| vit |"]
     assert corpus.main([str(build), str(tmp_path / "d"), "--jobs", "0"]) == 2
     assert "--jobs positive" in capsys.readouterr().err
+
+
+FAKE_COMPILED_RUN = r"""#!/bin/sh
+# ampbench run ... --out DIR: writes DIR/results.json and a verdict line, exits $FAKE_RC
+while [ $# -gt 0 ]; do [ "$1" = --out ] && out="$2"; shift; done
+mkdir -p "$out"
+cat > "$out/results.json" <<'JSON'
+{"cases": [{"id": "plain/m/fp32/sgd"},
+           {"id": "plain/m/bf16/sgd", "compiled": {"graphs": 2, "graph_break_count": 1, "fullgraph": {"ok": false}}},
+           {"id": "plain/m/fp32/sgd#compiled", "compiled": {"graphs": 1, "graph_break_count": 0, "fullgraph": {"ok": true}}}]}
+JSON
+echo "verdicts: 3 correct cases passed; 0 skipped"
+exit $FAKE_RC
+"""
+
+
+@pytest.mark.parametrize("rc, good", [(0, True), (1, False)])
+def test_a_compiled_row_gives_the_verdict_and_how_torch_compile_took_the_module(tmp_path, monkeypatch, rc, good):
+    build = _fake_build(tmp_path)
+    (build / "ampbench").write_text(FAKE_COMPILED_RUN)
+    monkeypatch.setenv("FAKE_RC", str(rc))
+    monkeypatch.setattr(corpus, "export", lambda py, name, out, steps, batch: out / "m.suite.json")
+    line, ok = corpus.compiled_row("vit", build, tmp_path, 8, 8, "python")
+    assert ok is good
+    assert line == ("| vit | quick, 8 steps, batch 8, compiled | 3 correct cases passed; 0 skipped | 2 cases "
+                    "compiled: graphs 1/2, 1 graph breaks, fullgraph in 1 of 2 |")
+
+
+def test_a_compiled_run_that_could_not_be_done_is_an_error_not_a_row(tmp_path, monkeypatch):
+    build = _fake_build(tmp_path)
+    (build / "ampbench").write_text(FAKE_COMPILED_RUN)
+    monkeypatch.setenv("FAKE_RC", "2")
+    monkeypatch.setattr(corpus, "export", lambda py, name, out, steps, batch: out / "m.suite.json")
+    with pytest.raises(RuntimeError, match="vit: the compiled run could not be done"):
+        corpus.compiled_row("vit", build, tmp_path, 8, 8, "python")
+
+
+def test_the_implementation_picks_the_row_and_the_table_says_which(tmp_path, monkeypatch):
+    monkeypatch.setattr(corpus, "compiled_row", lambda *a: ("| gpt2 | compiled |", True))
+    monkeypatch.setattr(corpus, "row", lambda *a: pytest.fail("the eager row ran for a compiled corpus"))
+    assert corpus.main([str(_fake_build(tmp_path)), str(tmp_path / "o"), "--models", "gpt2",
+                        "--implementation", "compiled"]) == 0
+    table = (tmp_path / "o" / "corpus.md").read_text().splitlines()
+    assert table[0].endswith("| torch.compile |") and table[2] == "| gpt2 | compiled |"

@@ -110,12 +110,14 @@ def test_token_model_gets_a_suite_the_readers_resolve(tmp_path, capsys):
     assert rc == 0, err
     suite = json.loads(out.with_suffix(".suite.json").read_text())
     entry = suite["models"]["tok"]
+    python = {"factory": "reference.testmodels:TokenAttention", "kwargs": {}}
     assert entry == {"torchscript": "tok.pt", "inputs": [{"tokens": 12, "vocab": 100}], "batch": 8,
-                     "forward_flops": entry["forward_flops"], "classes": 6}
+                     "forward_flops": entry["forward_flops"], "classes": 6, "python": python}
     assert entry["forward_flops"] > 0
     assert "penalty" not in suite["matrix"]["workloads"], "CPU flash attention has no double backward"
     cases = load_suite(str(out.with_suffix(".suite.json")), "cpu").cases
     assert cases and all(c.torchscript["path"] == str(out.resolve()) for c in cases)
+    assert all(c.torchscript["python"] == python for c in cases), "the compiled implementation trains the module"
     module = scripted.load(cases[0].torchscript)
     assert scripted.call(module, cases[0].torchscript, torch.randint(1, 100, (2, 12))).shape == (2, 6)
 
@@ -279,6 +281,8 @@ def test_a_module_file_whose_name_has_a_space_exports_and_loads(tmp_path, capsys
     rc, err = run(capsys, spec.format(dir=src), "--input", "4", "--out", str(out))
     assert rc == 0, err
     assert "(scripted with torch.jit.script)" in err
+    factory = json.loads(out.with_suffix(".suite.json").read_text())["models"]["m"]["python"]["factory"]
+    assert factory == (f"{src / 'space model.py'}:Net" if spec.startswith("{dir}") else "space model:Net")
     loaded = torch.jit.load(str(out))
     assert loaded(torch.randn(2, 4)).shape == (2, 3)
     # the second test imports another file of that name: one more "_" apiece

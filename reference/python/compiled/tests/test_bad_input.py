@@ -69,7 +69,45 @@ def test_a_torchscript_model_exits_2(dump_root, tmp_path, capsys):
     meta["spec"]["torchscript"] = {"path": "/models/net.pt", "inputs": [{"kind": "float", "shape": [8]}]}
     (case / "case.json").write_text(json.dumps(meta))
     _expect(capsys, case, tmp_path / "r.json", EXIT_BAD_INPUT,
-            "TorchScript files cannot be compiled; give the Python module", "/models/net.pt")
+            "torch.compile cannot compile", "names no Python module", "reference.export", "/models/net.pt")
+
+
+def _from_module(dump_root, tmp_path, python: dict) -> Path:
+    """The mlp case as if its model were a file made from `python`."""
+    import shutil
+
+    case = shutil.copytree(dump_root / "plain_mlp_fp32_sgd", tmp_path / "file-case")
+    meta = json.loads((case / "case.json").read_text())
+    inputs = [{"kind": "float", "shape": [meta["spec"]["sizes"]["in_features"]], "vocab": 0}]
+    meta["spec"]["torchscript"] = {"path": "/models/absent.pt", "inputs": inputs, "python": python}
+    (case / "case.json").write_text(json.dumps(meta))
+    return case
+
+
+def test_a_file_trains_through_the_module_it_was_made_from(dump_root, tmp_path, capsys):
+    """The file itself is never loaded (it does not exist here): the module
+    named by the suite is built, given the dumped start, and trains exactly
+    as the family does."""
+    case = _from_module(dump_root, tmp_path, {"factory": "reference.python.models:make_model",
+                                              "kwargs": {"family": "mlp", "sizes": _sizes(dump_root)}})
+    rc, rec, err = run_module(capsys, case, tmp_path / "file.json", "--eager")
+    assert rc == 0, err
+    rc, family, err = run_module(capsys, dump_root / "plain_mlp_fp32_sgd", tmp_path / "family.json", "--eager")
+    assert rc == 0, err
+    assert rec["loss"] == family["loss"] and rec["final_params"] == family["final_params"]
+
+
+def _sizes(dump_root) -> dict:
+    return json.loads((dump_root / "plain_mlp_fp32_sgd" / "case.json").read_text())["spec"]["sizes"]
+
+
+@pytest.mark.parametrize("python, needle", [({"factory": "no_such_pkg.mod:make"}, "No module named 'no_such_pkg'"),
+                                            ({"factory": "reference.python.models:absent"}, "has no attribute"),
+                                            ({"factory": "reference.python.models:make_model", "kwargs": {"x": 1}},
+                                             "fails: TypeError")])
+def test_a_module_that_cannot_be_made_exits_2_naming_it(dump_root, tmp_path, capsys, python, needle):
+    case = _from_module(dump_root, tmp_path, python)
+    _expect(capsys, case, tmp_path / "r.json", EXIT_BAD_INPUT, PREFIX, python["factory"], needle, flags=("--eager",))
 
 
 def test_the_gradient_penalty_is_not_compilable_exit_3(dump_root, tmp_path, capsys):
