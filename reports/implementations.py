@@ -22,6 +22,7 @@ from .summary import headline_rows
 from .tables import DASH, fmt_rate, fmt_ratio, make_table
 
 CPP = "C++"
+COMPILED_TWIN = "#compiled"  # harness/session/compiled_case.h kCompiledIdSuffix
 
 
 def implementation_pairs(runs) -> list:
@@ -42,13 +43,20 @@ class Pair:
     high: float
 
 
+def _theirs(python, case_id: str):
+    """The other side's case.  In a compiled run an fp32 case id is the eager
+    C++ baseline; the compiled fp32 training is its "#compiled" twin."""
+    pid = python_id(case_id)
+    return python.case(pid + COMPILED_TWIN) or python.case(pid)
+
+
 def _ratios(cpp, python) -> dict:
     """{C++ case id: Pair} for the cases both timed on the same input.  A
     CUDA-graph case is timed against Python's same case without the graph
     (the reference does not capture)."""
     out = {}
     for case in cpp.cases:
-        theirs = python.case(python_id(case.id))
+        theirs = _theirs(python, case.id)
         a, b = timed_samples(theirs), timed_samples(case)
         if a and b and case.throughput.input == theirs.throughput.input:
             low, high = ratio_interval(a, b)

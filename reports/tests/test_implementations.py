@@ -74,3 +74,28 @@ def test_two_cpp_files_have_no_such_section(tmp_path):
     paths = [write_results(tmp_path / f"r{k}.json", make_results(**SMALL)) for k in range(2)]
     runs = load_runs(paths)
     assert implementation_pairs(runs) == []
+
+
+def test_a_compiled_runs_fp32_is_its_compiled_twin_not_the_eager_baseline(tmp_path):
+    """In a compiled run "plain/mlp/fp32/sgd" is the eager C++ baseline it is
+    judged against; the fp32 training torch.compile ran is "...#compiled".
+    Pairing the baseline would compare C++ with C++."""
+    import copy
+
+    cpp_doc = make_results(**SMALL)
+    compiled = _python(make_results(**SMALL), 1.0)
+    compiled["env"]["implementation"] = "compiled"
+    twins = []
+    for case in compiled["cases"]:
+        if case["precision"] == "fp32" and case["throughput"]:
+            twin = _python({"env": {}, "cases": [copy.deepcopy(case)]}, 4.0)["cases"][0]
+            twin["id"] += "#compiled"
+            twins.append(twin)
+    compiled["cases"] += twins
+    runs = load_runs([write_results(tmp_path / "cpp.json", cpp_doc), write_results(tmp_path / "c.json", compiled)])
+    per_model = per_model_ratios(runs[0], runs[1])
+    fp32 = {c.id for c in runs[0].cases if c.precision == "fp32" and c.throughput}
+    assert fp32 and all(runs[1].case(i + "#compiled") for i in fp32)
+    ratios = sorted(r for rs in per_model.values() for r in rs)
+    assert ratios.count(pytest.approx(4.0)) == len(fp32), "fp32 paired with its compiled twin"
+    assert ratios.count(pytest.approx(1.0)) == len(ratios) - len(fp32)
