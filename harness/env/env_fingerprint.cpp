@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <set>
@@ -186,6 +187,9 @@ EnvFingerprint probe_environment() {
   env.cpu_cores = static_cast<int>(std::thread::hardware_concurrency());
   env.cpu_features = cpu_features_of(cpu_flags_line());
   env.cpu_kind = cpu_kind_of(env.cpu_features);
+  env.cpu_capability = at::get_cpu_capability();
+  const char* isa = std::getenv("ONEDNN_MAX_CPU_ISA");
+  env.onednn_max_cpu_isa = isa ? isa : "";
   env.libtorch_version = TORCH_VERSION;
   env.torch_build = probe_torch_build();
   env.compiler = build_info::compiler();
@@ -207,6 +211,8 @@ nlohmann::json to_json(const EnvFingerprint& env) {
       {"cpu_cores", env.cpu_cores},
       {"cpu_features", env.cpu_features},
       {"cpu_kind", env.cpu_kind},
+      {"cpu_capability", env.cpu_capability},
+      {"onednn_max_cpu_isa", env.onednn_max_cpu_isa},
       {"device", env.device},
       {"gpu_name", env.gpu_name},
       {"gpu_count", env.gpu_count},

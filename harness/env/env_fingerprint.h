@@ -27,6 +27,13 @@ struct EnvFingerprint {
   // cpu_kind_of): half-precision arithmetic is native or emulated.
   std::vector<std::string> cpu_features;
   std::string cpu_kind = "none";
+  // What the kernels may use, which can be less than the CPU has: ATen's
+  // dispatch level (at::get_cpu_capability, lowered by ATEN_CPU_CAPABILITY)
+  // and oneDNN's ceiling (ONEDNN_MAX_CPU_ISA, "" when unset). Setting both
+  // to avx2 on an AVX-512 machine reproduces an AVX2-only CPU's
+  // half-precision costs (docs/build-times.md).
+  std::string cpu_capability;
+  std::string onednn_max_cpu_isa;
   std::string device = "cpu";  // the best device present: "cuda" or "cpu"
   // GPU fields are "none" without a usable CUDA device.
   std::string gpu_name = "none";

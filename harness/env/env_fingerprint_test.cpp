@@ -13,7 +13,7 @@ namespace {
 
 TEST(EnvFingerprint, JsonHasEveryField) {
   const nlohmann::json j = to_json(probe_environment());
-  for (const char* key : {"host", "os", "cpu_model", "cpu_cores", "cpu_features", "cpu_kind", "device", "gpu_name", "gpu_count",
+  for (const char* key : {"host", "os", "cpu_model", "cpu_cores", "cpu_features", "cpu_kind", "cpu_capability", "onednn_max_cpu_isa", "device", "gpu_name", "gpu_count",
                           "compute_capability", "driver", "cuda_runtime", "cudnn", "nccl",
                           "libtorch_version", "torch_build", "compiler", "git_commit", "git_dirty",
                           "float32_math"}) {
@@ -37,6 +37,15 @@ TEST(EnvFingerprint, NamesTheCpuKindFromItsFlags) {
   EXPECT_EQ(cpu_kind_of(cpu_features_of("flags : avx2 avx512f")), "avx512");
   EXPECT_EQ(cpu_kind_of(cpu_features_of("flags : sse2 avx512bw_fake")), "other");
   EXPECT_NE(probe_environment().cpu_kind, "none");
+}
+
+// ATen's dispatch level is what the kernels use, which an environment
+// variable can lower below what the CPU has.
+TEST(EnvFingerprint, RecordsTheKernelsIsaCeiling) {
+  const EnvFingerprint env = probe_environment();
+  EXPECT_FALSE(env.cpu_capability.empty());
+  const char* isa = std::getenv("ONEDNN_MAX_CPU_ISA");
+  EXPECT_EQ(env.onednn_max_cpu_isa, isa ? isa : "");
 }
 
 TEST(EnvFingerprint, RecordsTheFloat32MathCasesRunUnder) {
