@@ -7,9 +7,10 @@ m and n), the divergence statistic with exponent 1 is
     q(tau) = m n / (m + n) * (2/(m n) sum|X_i - Y_j| - sum_{i<k}|X_i - X_k| / C(m,2)
                                                      - sum_{j<k}|Y_j - Y_k| / C(n,2))
 
-The candidate change point is the split with the largest q over every current
-segment (the right end of each segment fixed, as those implementations fix
-kappa). It is kept when a permutation test finds it significant: the
+Y need not run to the segment's end: Y = Z[tau:kappa], and the candidate
+change point is the tau of the largest q over every tau and kappa of every
+current segment, so a dip that recovers (a regression fixed later) is found
+as two changes. It is kept when a permutation test finds it significant: the
 observations of each segment are shuffled within their segment R times, and
 p = (1 + #{permuted max q >= observed}) / (R + 1) must be at most the
 significance level. Kept points split their segments, and the search goes on
@@ -32,6 +33,7 @@ SIGNIFICANCE = 0.01
 PERMUTATIONS = 199   # p can reach 1/200 = 0.005 < SIGNIFICANCE
 MIN_SEGMENT = 3      # a change needs three runs on each side
 SEED = 20140101
+_BATCH_CELLS = 2_000_000  # permutations x tau x kappa per batch
 
 
 @dataclass(frozen=True)
@@ -49,30 +51,27 @@ class ChangePoint:
     q: float
 
 
-def _block_sums(prefix, a, b, c, d):
-    """Sum of D[a:b, c:d] from 2-D prefix sums, batched over the first axis."""
-    return prefix[:, b, d] - prefix[:, a, d] - prefix[:, b, c] + prefix[:, a, c]
-
-
 def _best_split(distances, start: int, end: int, min_segment: int):
     """(best q, its split) in [start, end) for each matrix of the batch
-    `distances` (R x N x N, already restricted to that segment's order)."""
+    `distances` (R x N x N), searching every tau and kappa."""
     size = end - start
     if size < 2 * min_segment:
         return None
     block = distances[:, start:end, start:end]
-    prefix = np.zeros((block.shape[0], size + 1, size + 1))
-    prefix[:, 1:, 1:] = block.cumsum(axis=1).cumsum(axis=2)
-    taus = np.arange(min_segment, size - min_segment + 1)
-    m, n = taus.astype(float), (size - taus).astype(float)
-    first, last = np.zeros_like(taus), np.full_like(taus, size)
-    within_x = _block_sums(prefix, first, taus, first, taus) / 2
-    within_y = _block_sums(prefix, taus, last, taus, last) / 2
-    between = _block_sums(prefix, first, taus, taus, last)
+    s = np.zeros((block.shape[0], size + 1, size + 1))
+    s[:, 1:, 1:] = block.cumsum(axis=1).cumsum(axis=2)
+    tau = np.arange(min_segment, size - min_segment + 1)[:, None]      # X = Z[:tau]
+    kappa = np.arange(2 * min_segment, size + 1)[None, :]               # Y = Z[tau:kappa]
+    valid = kappa - tau >= min_segment
+    t, k = np.broadcast_arrays(tau, np.where(valid, kappa, size))
+    m, n = t.astype(float), np.maximum(k - t, min_segment).astype(float)
+    within_x = s[:, t, t] / 2
+    within_y = (s[:, k, k] - s[:, t, k] - s[:, k, t] + s[:, t, t]) / 2
+    between = s[:, t, k] - s[:, t, t]
     energy = 2 * between / (m * n) - within_x / (m * (m - 1) / 2) - within_y / (n * (n - 1) / 2)
-    q = m * n / (m + n) * energy
+    q = np.where(valid, m * n / (m + n) * energy, -np.inf).reshape(block.shape[0], -1)
     best = q.argmax(axis=1)
-    return q[np.arange(q.shape[0]), best], start + taus[best]
+    return q[np.arange(q.shape[0]), best], start + t.reshape(-1)[best]
 
 
 def _max_over_segments(distances, bounds, min_segment):
@@ -98,6 +97,18 @@ def _permuted(values, bounds, count, rng):
     return np.abs(shuffled[:, :, None] - shuffled[:, None, :])
 
 
+def _permuted_max(values, bounds, settings: Settings, rng):
+    """The largest q of each permutation, in batches that bound the memory
+    the R x tau x kappa arrays take on long series."""
+    per_batch = max(1, _BATCH_CELLS // max(1, len(values)) ** 2)
+    out = []
+    for first in range(0, settings.permutations, per_batch):
+        count = min(per_batch, settings.permutations - first)
+        q, _ = _max_over_segments(_permuted(values, bounds, count, rng), bounds, settings.min_segment)
+        out.append(q)
+    return np.concatenate(out)
+
+
 def detect(values, settings: Settings = Settings()) -> list[ChangePoint]:
     """Change points of one series, in order of position."""
     z = np.asarray(values, dtype=float)
@@ -110,8 +121,7 @@ def detect(values, settings: Settings = Settings()) -> list[ChangePoint]:
         q, at = _max_over_segments(observed, bounds, settings.min_segment)
         if at[0] < 0:
             break
-        permuted_q, _ = _max_over_segments(_permuted(z, bounds, settings.permutations, rng), bounds,
-                                           settings.min_segment)
+        permuted_q = _permuted_max(z, bounds, settings, rng)
         p = (1 + np.count_nonzero(permuted_q >= q[0] - 1e-12 * abs(q[0]))) / (settings.permutations + 1)
         if p > settings.significance:
             break
@@ -132,3 +142,21 @@ def false_alarm_rate(length: int, trials: int, cv: float = 0.05, seed: int = 1,
         alarms += bool(detect(series, Settings(settings.significance, settings.permutations,
                                                settings.min_segment, settings.seed + trial)))
     return alarms / trials
+
+
+def main(argv=None) -> int:
+    """python -m history.changepoints --length 20 --trials 1000: the false-alarm rate."""
+    import argparse
+    p = argparse.ArgumentParser(prog="python -m history.changepoints", description=main.__doc__)
+    p.add_argument("--length", type=int, default=20)
+    p.add_argument("--trials", type=int, default=1000)
+    p.add_argument("--cv", type=float, default=0.05)
+    args = p.parse_args(argv)
+    rate = false_alarm_rate(args.length, args.trials, args.cv)
+    print(f"false alarms: {rate:.4f} of {args.trials} noise-only series of {args.length} runs (cv {args.cv}, "
+          f"significance {SIGNIFICANCE}, {PERMUTATIONS} permutations)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

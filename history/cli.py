@@ -21,8 +21,8 @@ from pathlib import Path
 
 from .changepoints import PERMUTATIONS, SIGNIFICANCE, Settings
 from .changes import all_changes
-from .gate import GateInputError, Rule, judge
-from .ingest import IngestError, ingest, prepare
+from .gate import GateInputError, Rule, Verdict, judge
+from .ingest import IngestError, ingest, prepare, prepare_all
 from .site import write
 from .site_out import SiteOutputError, check_out, write_site
 from .store import StoreError, describe, open_store
@@ -105,8 +105,9 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _ingest(args) -> int:
+    prepared = prepare_all(args.results, rehearsal=args.rehearsal)
     with open_store(args.db, create=True) as store:
-        done = ingest(store, args.results, rehearsal=args.rehearsal)
+        done = ingest(store, prepared)
     for run in done.added:
         mark = f" REHEARSAL ({run.injected})" if run.rehearsal else ""
         print(f"ingested {run.run_id} {run.source_path}{mark}")
@@ -131,12 +132,12 @@ def _gate(args) -> int:
         current = prepare(args.current, args.rehearsal, now="")
         rows = judge(store, current, Rule(args.last, args.min_runs, args.min_effect, args.sigmas))
     for row in rows:
-        if row.verdict != "ok":
-            print(f"{row.verdict:<20} {row.case_id}: {row.detail}")
+        if row.verdict is not Verdict.OK:
+            print(f"{row.verdict.value:<20} {row.case_id}: {row.detail}")
     failed = sum(r.failed for r in rows)
     mark = f" [REHEARSAL: {current.run.injected}]" if current.run.rehearsal else ""
     print(f"{PROG} gate: {len(rows)} cases, {failed} regression(s), "
-          f"{sum(r.verdict == 'ok' for r in rows)} ok, {sum(r.verdict == 'new' for r in rows)} new{mark}")
+          f"{sum(r.verdict is Verdict.OK for r in rows)} ok, {sum(r.verdict is Verdict.NEW for r in rows)} new{mark}")
     return EXIT_REGRESSION if failed else EXIT_OK
 
 

@@ -22,6 +22,9 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
+from enum import Enum
+
+from reference.python.results_file import Status
 
 from .ingest import Prepared
 from .series import SeriesKey, build_series
@@ -42,15 +45,24 @@ class Rule:
     sigmas: float = 3.0
 
 
+class Verdict(Enum):
+    OK = "ok"
+    REGRESSION = "regression"
+    IMPROVEMENT = "improvement"
+    KNOWN_FAILURE = "known failure"
+    INSUFFICIENT = "insufficient history"
+    NEW = "new"
+
+
 @dataclass(frozen=True)
 class Row:
     case_id: str
-    verdict: str          # "ok", "regression", "improvement", "known failure", "insufficient history", "new"
+    verdict: Verdict
     detail: str
 
     @property
     def failed(self) -> bool:
-        return self.verdict == "regression"
+        return self.verdict is Verdict.REGRESSION
 
 
 def _history(store: Store, current: Prepared, last: int) -> dict:
@@ -65,7 +77,7 @@ def _throughput(case, points, rule: Rule):
     if case.median is None or not medians:
         return None
     if len(medians) < rule.min_runs:
-        return Row(case.case_id, "insufficient history",
+        return Row(case.case_id, Verdict.INSUFFICIENT,
                    f"{len(medians)} comparable run(s) with a throughput, {rule.min_runs} needed")
     centre = statistics.median(medians)
     spread = MAD_TO_SIGMA * statistics.median(abs(m - centre) for m in medians)
@@ -74,19 +86,19 @@ def _throughput(case, points, rule: Rule):
     detail = (f"{case.median:.6g} {case.unit or ''} against the median {centre:.6g} of {len(medians)} runs "
               f"({change:+.1%}, {sigmas:.1f} spreads of {spread:.3g})")
     if abs(change) >= rule.min_effect and sigmas > rule.sigmas:
-        return Row(case.case_id, "regression" if change < 0 else "improvement", detail)
-    return Row(case.case_id, "ok", detail)
+        return Row(case.case_id, Verdict.REGRESSION if change < 0 else Verdict.IMPROVEMENT, detail)
+    return Row(case.case_id, Verdict.OK, detail)
 
 
 def _conformance(case, points):
-    if case.status == "skipped" or case.conforms:
+    if case.status is Status.SKIPPED or case.conforms:
         return None
     before = points[-1].case if points else None
     why = f"status {case.status}" + (f": {case.reason}" if case.reason else "")
     if before is not None and before.conforms:
-        return Row(case.case_id, "regression", f"newly not conforming ({why}); it conformed in run "
+        return Row(case.case_id, Verdict.REGRESSION, f"newly not conforming ({why}); it conformed in run "
                    f"{points[-1].run.run_id}")
-    return Row(case.case_id, "known failure", f"does not conform ({why}), nor did it in the history")
+    return Row(case.case_id, Verdict.KNOWN_FAILURE, f"does not conform ({why}), nor did it in the history")
 
 
 def judge(store: Store, current: Prepared, rule: Rule = Rule()) -> list[Row]:
@@ -96,10 +108,10 @@ def judge(store: Store, current: Prepared, rule: Rule = Rule()) -> list[Row]:
         points = history.get(SeriesKey.of(current.run, case.case_id), ())
         compared += bool(points)
         if not points:
-            rows.append(Row(case.case_id, "new", "no comparable run in the history"))
+            rows.append(Row(case.case_id, Verdict.NEW, "no comparable run in the history"))
             continue
         verdict = _conformance(case, points) or _throughput(case, points, rule)
-        rows.append(verdict or Row(case.case_id, "ok", "conforms; no throughput to compare"))
+        rows.append(verdict or Row(case.case_id, Verdict.OK, "conforms; no throughput to compare"))
     if not compared:
         run = current.run
         raise GateInputError(f"{current.run.source_path}: no comparable run in the history (machine "

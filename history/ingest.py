@@ -99,8 +99,8 @@ def _records(results: Results, path: Path, faults, now: str) -> Prepared:
     cases, samples, distances = [], [], []
     for c in results.cases:
         tp = c.throughput
-        cases.append(CaseRecord(run_id, c.id, c.workload, c.model, c.precision, c.variant, str(c.expect),
-                                str(c.status), None if c.conforms is None else int(c.conforms), c.reason,
+        cases.append(CaseRecord(run_id, c.id, c.workload, c.model, c.precision, c.variant, c.expect,
+                                c.status, None if c.conforms is None else int(c.conforms), c.reason,
                                 tp.unit if tp else None, tp.median if tp else None,
                                 c.check.max_ratio if c.check else None))
         if tp:
@@ -117,10 +117,14 @@ class IngestResult:
     already: tuple[RunRecord, ...]
 
 
-def ingest(store: Store, paths, rehearsal: bool = False) -> IngestResult:
-    """Check every file, then store the new ones in one transaction."""
+def prepare_all(paths, rehearsal: bool = False) -> list[Prepared]:
+    """Check every file before the database is even opened."""
     now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    prepared = [prepare(p, rehearsal, now) for p in paths]
+    return [prepare(p, rehearsal, now) for p in paths]
+
+
+def ingest(store: Store, prepared) -> IngestResult:
+    """Store the runs not there yet, in one transaction."""
     added, already, seen = [], [], set()
     with store.transaction():
         for item in prepared:

@@ -18,6 +18,8 @@ import shutil
 from html import escape
 from pathlib import Path
 
+from reference.python.results_file import Status
+
 from .changes import Change
 from .series import Series
 from .site_figures import draw
@@ -51,13 +53,13 @@ def _run_link(run: RunRecord, prefix: str = "") -> str:
 
 def _latest_verdict(series: Series, changes) -> tuple[str, str]:
     last = series.points[-1].case
-    if last.status != "skipped" and last.conforms is not None and not last.conforms:
+    if last.status is not Status.SKIPPED and last.conforms is not None and not last.conforms:
         return "does not conform", "regression"
     worse = [c for c in changes if c.regression]
     if worse:
         c = max(worse, key=lambda c: c.position)
         return f"{c.metric} regression {c.relative:+.1%} since run {c.position}", "regression"
-    return ("skipped" if last.status == "skipped" else "ok"), "ok"
+    return ("skipped" if last.status is Status.SKIPPED else "ok"), "ok"
 
 
 def _series_rows(series_list, changes_of):

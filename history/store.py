@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from reference.python.results_file import Expect, Status
+
 SCHEMA_VERSION = 1
 
 # One statement per entry: sqlite3 executes one at a time.
@@ -120,13 +122,18 @@ class CaseRecord:
     model: str
     precision_name: str
     variant: str
-    expect: str
-    status: str
+    expect: Expect
+    status: Status
     conforms: int | None
     reason: str | None
     unit: str | None
     median: float | None
     max_ratio: float | None
+
+
+def _plain(value):
+    """Enums are stored as their JSON strings."""
+    return str(value) if isinstance(value, (Expect, Status)) else value
 
 
 def is_postgres(db: str) -> bool:
@@ -152,7 +159,11 @@ class Store:
         self.db = db
         self.postgres = is_postgres(db)
         self._conn = self._connect(create)
-        self._check_schema(create)
+        try:
+            self._check_schema(create)
+        except BaseException:
+            self._conn.close()
+            raise
 
     def __enter__(self):
         return self
@@ -242,7 +253,7 @@ class Store:
         `distances`: (case_id, metric, max_ratio). Call inside transaction()."""
         self._insert("runs", RUN_COLUMNS, [tuple(getattr(run, c) for c in RUN_COLUMNS)])
         self._insert("environments", ("run_id", "env_json"), [(run.run_id, json.dumps(env, sort_keys=True))])
-        self._insert("cases", CASE_COLUMNS, [tuple(getattr(c, k) for k in CASE_COLUMNS) for c in cases])
+        self._insert("cases", CASE_COLUMNS, [tuple(_plain(getattr(c, k)) for k in CASE_COLUMNS) for c in cases])
         self._insert("samples", ("run_id", "case_id", "idx", "value"),
                      [(run.run_id, case_id, i, v) for case_id, values in samples for i, v in enumerate(values)])
         self._insert("distances", ("run_id", "case_id", "metric", "max_ratio"),
@@ -276,7 +287,11 @@ class Store:
 
     def cases(self) -> list[CaseRecord]:
         rows = self._execute(f"SELECT {', '.join(CASE_COLUMNS)} FROM cases ORDER BY run_id, case_id").fetchall()
-        return [CaseRecord(*r) for r in rows]
+        try:
+            # Typed as they are read: a status this reader does not know stops here, named.
+            return [CaseRecord(*r[:6], Expect(r[6]), Status(r[7]), *r[8:]) for r in rows]
+        except ValueError as exc:
+            raise StoreError(f"{describe(self.db)}: cases: {exc}") from None
 
     def samples(self, run_id: str, case_id: str) -> list[float]:
         rows = self._execute("SELECT value FROM samples WHERE run_id = ? AND case_id = ? ORDER BY idx",
