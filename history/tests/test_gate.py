@@ -39,7 +39,7 @@ def test_newly_failing_case_is_a_regression(loaded, twenty, tmp_path, capsys):
     path = tmp_path / "failing.json"
     path.write_text(json.dumps(doc))
     assert gate(loaded, path) == 1
-    assert f"newly not conforming (status fail: param_rel_l2 0.31 > 0.02)" in capsys.readouterr().out
+    assert "newly not conforming (status fail: param_rel_l2 0.31 > 0.02)" in capsys.readouterr().out
 
 
 def test_short_history_is_insufficient_not_a_failure(db, twenty, capsys):

@@ -5,6 +5,7 @@ skipped: without the browser the test fails and says how to get it)."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -75,7 +76,7 @@ def test_run_page_carries_its_report(real_run, tmp_path, browser):
     db = str(tmp_path / "h.db")
     assert ingest(db, [real_run]) == 0
     assert site(db, tmp_path / "site") == 0
-    run = tmp_path / "site" / "runs" / run_id_of(__import__("json").loads(real_run.read_text()))
+    run = tmp_path / "site" / "runs" / run_id_of(json.loads(real_run.read_text()))
     assert (run / "report" / "index.html").is_file()
     assert 'href="report/index.html"' in (run / "index.html").read_text()
     assert check_report(browser, run).problems == []
