@@ -10,10 +10,46 @@
 
 namespace ampbench::cli {
 
+namespace {
+
+// Flags of the two-sided gate that mean nothing against a history: refused
+// with --history rather than silently ignored.
+constexpr const char* kNotWithHistory[] = {
+    "--baseline", "--baseline-dir", "--alpha", "--paired", "--conformance-only", "--allow-env-mismatch",
+    "--allow-missing", "--allow-suite-mismatch", "--allow-incomplete", "--allow-incomplete-baseline",
+    "--allow-new-skips", "--correction", "--metric", "--markdown", "--junit"};
+
+// `ampbench gate --history DB`: the Python history's gate (python -m history
+// gate), which judges one run against the last runs of the same series.
+int run_history_gate(CLI::App* sub, const std::string& db, const gate::GateCommand& cmd) {
+  for (const char* flag : kNotWithHistory) {
+    if (sub->count(flag) > 0) {
+      std::cerr << "ampbench gate: error: " << flag << " does not apply with --history (the history's runs are "
+                << "the baseline; see docs/history.md)\n";
+      return kExitUsage;
+    }
+  }
+  if (cmd.current.size() != 1) {
+    std::cerr << "ampbench gate: error: --history judges one --current results file at a time, got "
+              << cmd.current.size() << "\n";
+    return kExitUsage;
+  }
+  std::vector<std::string> args = {"gate", "--db", db, "--current", cmd.current.front()};
+  if (sub->count("--min-effect") > 0) {
+    args.push_back("--min-effect");
+    args.push_back(std::to_string(cmd.options.min_effect));
+  }
+  if (cmd.options.rehearsal) args.push_back("--rehearsal");
+  return exec_history(args);
+}
+
+}  // namespace
+
 void add_gate_command(CLI::App& app, Action& selected) {
   auto cmd = std::make_shared<gate::GateCommand>();
   auto metric = std::make_shared<std::string>("auto");
   auto correction = std::make_shared<std::string>("bh");
+  auto history = std::make_shared<std::string>();
   CLI::App* sub = app.add_subcommand(
       "gate", "Compare current results with a baseline: exit 0 clean, 1 regression, 2 unusable input");
   sub->add_option("--baseline", cmd->baseline,
@@ -21,6 +57,11 @@ void add_gate_command(CLI::App& app, Action& selected) {
                   "compared by their per-run medians; default: the baseline in --baseline-dir matching the "
                   "current results' environment")
       ->type_name("FILE...");
+  sub->add_option("--history", *history,
+                  "Judge one current run against the last runs of the same case, machine kind, torch and "
+                  "implementation in this history database (SQLite file or postgresql:// URL; ampbench history "
+                  "ingest fills it) instead of a baseline: python -m history gate, docs/history.md")
+      ->type_name("DB");
   sub->add_option("--current", cmd->current,
                   "Current results (or one Google Benchmark JSON); give several runs (4 or more at alpha 0.05) "
                   "to gate per-run medians, which absorbs run-to-run noise")
@@ -71,7 +112,11 @@ void add_gate_command(CLI::App& app, Action& selected) {
   sub->add_option("--markdown", cmd->markdown, "Also write a Markdown report (GitHub step summary)")
       ->type_name("FILE");
   sub->add_option("--junit", cmd->junit, "Also write a JUnit XML report")->type_name("FILE");
-  sub->callback([cmd, metric, correction, &selected] {
+  sub->callback([sub, cmd, metric, correction, history, &selected] {
+    if (sub->count("--history") > 0) {
+      selected = [sub, cmd, history] { return run_history_gate(sub, *history, *cmd); };
+      return;
+    }
     selected = [cmd, metric, correction] {
       cmd->options.metric = gate::parse_bench_metric(*metric).value_or(gate::BenchMetric::Auto);
       cmd->options.correction =

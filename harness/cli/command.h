@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "session/exit_codes.h"
 
@@ -26,7 +28,12 @@ void add_gate_command(CLI::App& app, Action& selected);
 void add_baseline_command(CLI::App& app, Action& selected);
 void add_qualify_command(CLI::App& app, Action& selected);
 void add_autocast_ops_command(CLI::App& app, Action& selected);
-// upgrade and fleet: listed here, run by their script and Python module.
+// upgrade, fleet and history: listed here, run by their script and Python modules.
 void add_delegated_commands(CLI::App& app, Action& selected);
+// Becomes argv (exec) with the checkout's Python modules importable; returns
+// only when it cannot (kExitFailure, reason on stderr), naming `name`.
+int exec_command(const char* name, const std::vector<std::string>& argv);
+// `python -m history ARGS...` (ampbench gate --history runs its gate).
+int exec_history(const std::vector<std::string>& args);
 
 }  // namespace ampbench::cli

@@ -1,0 +1,64 @@
+"""The gate against history: the slowed run fails, a normal run passes,
+rehearsal runs are never history, and what cannot be judged is exit 2."""
+
+from __future__ import annotations
+
+import json
+
+from history.cli import main
+from history.tests.conftest import SLOW_FROM, ingest
+
+
+def gate(db, current, *flags):
+    return main(["gate", "--db", db, "--current", str(current), *flags])
+
+
+def test_slowed_run_fails_the_gate(loaded, twenty, capsys):
+    assert gate(loaded, twenty[-1], "--rehearsal") == 1
+    out = capsys.readouterr().out
+    assert out.count("regression ") == 2 and "against the median" in out and "of 10 runs" in out
+    assert "[REHEARSAL: injected_slowdown=0.2]" in out
+
+
+def test_slowed_run_without_rehearsal_is_refused(loaded, twenty, capsys):
+    assert gate(loaded, twenty[SLOW_FROM - 1]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "test-only fault switch" in err
+
+
+def test_normal_run_passes(loaded, twenty, real_run, capsys):
+    assert gate(loaded, twenty[SLOW_FROM - 2]) == 0
+    assert gate(loaded, real_run) == 0
+    assert "0 regression(s), 2 ok" in capsys.readouterr().out
+
+
+def test_newly_failing_case_is_a_regression(loaded, twenty, tmp_path, capsys):
+    doc = json.loads(twenty[0].read_text())
+    case = doc["cases"][1]
+    case.update(status="fail", conforms=False, reason="param_rel_l2 0.31 > 0.02")
+    path = tmp_path / "failing.json"
+    path.write_text(json.dumps(doc))
+    assert gate(loaded, path) == 1
+    assert "newly not conforming (status fail: param_rel_l2 0.31 > 0.02)" in capsys.readouterr().out
+
+
+def test_short_history_is_insufficient_not_a_failure(db, twenty, capsys):
+    assert ingest(db, twenty[:3]) == 0
+    assert gate(db, twenty[-1], "--rehearsal") == 0
+    assert "insufficient history" in capsys.readouterr().out
+
+
+def test_rehearsals_are_never_history(db, twenty, capsys):
+    assert ingest(db, twenty[SLOW_FROM - 1:], "--rehearsal") == 0
+    assert gate(db, twenty[0]) == 2
+    assert "no comparable run in the history" in capsys.readouterr().err
+
+
+def test_bad_flags_exit_2(loaded, twenty, capsys):
+    for flags in (["--last", "0"], ["--min-effect", "nan"], ["--sigmas", "-1"]):
+        try:
+            gate(loaded, twenty[0], *flags)
+        except SystemExit as exc:
+            assert exc.code == 2, flags
+        else:
+            raise AssertionError(f"{flags} accepted")
