@@ -238,6 +238,6 @@ def replay_refusal(spec: Spec) -> str | None:
     mx_faulted = spec.fp8 is not None and (any(spec.fp8.get(k, v) != v for k, v in MX_CORRECT_FAULTS.items())
                                            or spec.fp8.get("mx_scale_mode") == "ceil")
     if spec.fp8 is not None and (mx_faulted or any(spec.fp8[k] != v for k, v in FP8_CORRECT_FAULTS.items())):
-        return ("an FP8 negative control: the oracle's recipes (torchao's Float8Linear, the delayed-scaling "
+        return ("an FP8 negative control: the oracle's recipes (torchao's Float8Linear and emulated MX path, the delayed-scaling "
                 "reference) make no FP8 mistakes; the control is judged by its distance from fp32")
     return None
