@@ -212,7 +212,7 @@ run_fp8() {
     reference/python/tests/test_fp8_linear_vs_torchao.py reference/python/tests/test_fp8_faults.py) || status=1
   # smoke's FP8 cases on the GPU's FP8 GEMMs, held to fp32, then replayed by
   # the oracle (torchao's Float8Linear on the same device) where torchao is.
-  "$BUILD/ampbench" run --suite smoke --device cuda --filter 'precision=fp8_tensorwise|fp8_rowwise|fp8_delayed' \
+  "$BUILD/ampbench" run --suite smoke --device cuda --filter 'precision=fp8_tensorwise|fp8_rowwise|fp8_delayed|mxfp8' \
     --no-report --overwrite --out "$WORK/fp8-cases" --dump "$WORK/fp8-dump" || status=1
   if "$PY" -c 'import torchao' 2>/dev/null; then
     (cd "$ROOT" && "$PY" -m reference.python.check "$WORK/fp8-dump") || status=1

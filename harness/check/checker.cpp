@@ -1,6 +1,7 @@
 #include "check/checker.h"
 
 #include "check/fp8_scale_audit.h"
+#include "check/mx_scale_audit.h"
 
 #include <algorithm>
 #include <cmath>
@@ -227,17 +228,35 @@ void check_skips_and_scale(Verdict& v, const CaseRecord& rec, const CaseRecord& 
   }
 }
 
+// The layer's name for a converted layer's index.
+std::string converted_layer_name(const CaseRecord& rec, std::size_t index) {
+  std::size_t converted = 0;
+  for (const fp8::LinearChoice& c : rec.fp8_layers)
+    if (c.converted && converted++ == index) return c.name;
+  return "converted layer " + std::to_string(index);
+}
+
+// MXFP8: every cast's block exponents against the MX rule.
+void check_mx_scales(Verdict& v, const CaseRecord& rec) {
+  const auto mismatch = first_mx_scale_mismatch(rec.spec.fp8->recipe, rec.mx_casts);
+  if (!mismatch) return;
+  v.metrics["fp8_scale_mismatch_cast"] = static_cast<double>(mismatch->cast);
+  v.scale_audit_failed = true;
+  require(v, false,
+          "MX scales of " + converted_layer_name(rec, mismatch->layer) + "'s " + fp8_operand_name(mismatch->operand) +
+              " at cast " + std::to_string(mismatch->cast) + ": " + mismatch->what +
+              " (scales rounded the wrong way, blocks of another size, or exponents past E8M0's range?)");
+}
+
 // FP8: every traced cast's scale against the recipe's rule.
 void check_fp8_scales(Verdict& v, const CaseRecord& rec) {
   if (!rec.spec.fp8) return;
+  if (rec.spec.fp8->recipe.scaling() == fp8::Scaling::kMxfp8) return check_mx_scales(v, rec);
   const auto mismatch = first_fp8_scale_mismatch(rec.spec.fp8->recipe, rec.fp8_casts);
   if (!mismatch) return;
   v.metrics["fp8_scale_mismatch_cast"] = static_cast<double>(mismatch->cast);
   v.scale_audit_failed = true;
-  std::string layer = "converted layer " + std::to_string(mismatch->layer);
-  std::size_t converted = 0;
-  for (const fp8::LinearChoice& c : rec.fp8_layers)
-    if (c.converted && converted++ == mismatch->layer) layer = c.name;
+  const std::string layer = converted_layer_name(rec, mismatch->layer);
   require(v, false,
           "FP8 scale of " + layer + "'s " + fp8_operand_name(mismatch->operand) + " at cast " +
               std::to_string(mismatch->cast) + " is " + fmt(mismatch->used) + ", the recipe's rule gives " +

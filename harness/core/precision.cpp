@@ -8,7 +8,7 @@ namespace ampbench {
 const std::vector<std::string>& PrecisionPolicy::names() {
   static const std::vector<std::string> all = {"fp32",           "fp16",        "bf16",
                                                    "tf32",           "o2",          "o3",
-                                                   "fp8_tensorwise", "fp8_rowwise", "fp8_delayed"};
+                                                   "fp8_tensorwise", "fp8_rowwise", "fp8_delayed", "mxfp8"};
   return all;
 }
 
@@ -22,8 +22,10 @@ PrecisionPolicy PrecisionPolicy::parse(const std::string& name) {
   if (name == "fp8_tensorwise") return PrecisionPolicy(Precision::kFp8Tensorwise);
   if (name == "fp8_rowwise") return PrecisionPolicy(Precision::kFp8Rowwise);
   if (name == "fp8_delayed") return PrecisionPolicy(Precision::kFp8Delayed);
-  throw std::invalid_argument("unsupported precision '" + name +
-                              "' (expected fp32, fp16, bf16, tf32, o2, o3, fp8_tensorwise, fp8_rowwise or fp8_delayed)");
+  if (name == "mxfp8") return PrecisionPolicy(Precision::kMxfp8);
+  throw std::invalid_argument(
+      "unsupported precision '" + name +
+      "' (expected fp32, fp16, bf16, tf32, o2, o3, fp8_tensorwise, fp8_rowwise, fp8_delayed or mxfp8)");
 }
 
 std::string PrecisionPolicy::name() const {
@@ -37,6 +39,7 @@ std::string PrecisionPolicy::name() const {
     case Precision::kFp8Tensorwise: return "fp8_tensorwise";
     case Precision::kFp8Rowwise: return "fp8_rowwise";
     case Precision::kFp8Delayed: return "fp8_delayed";
+    case Precision::kMxfp8: return "mxfp8";
   }
   return "?";
 }
@@ -51,7 +54,8 @@ std::optional<c10::ScalarType> PrecisionPolicy::autocast_dtype() const {
     case Precision::kFp8Delayed: return c10::ScalarType::BFloat16;
     case Precision::kTf32:
     case Precision::kO2:
-    case Precision::kO3: return std::nullopt;
+    case Precision::kO3:
+    case Precision::kMxfp8: return std::nullopt;
   }
   return std::nullopt;
 }
@@ -81,7 +85,7 @@ std::string PrecisionPolicy::scaler_refusal() const {
            "scaling and float32 master weights";
   if (is_fp8())
     return name() + " with a GradScaler is a configuration mistake: an FP8 recipe scales each GEMM operand into "
-                    "8 bits itself and runs everything else in bfloat16 (float32's exponent range); remove the "
+                    "8 bits itself and runs everything else in bfloat16 or float32 (float32's exponent range); remove the "
                     "scaler";
   if (precision_ == Precision::kTf32)
     return "tf32 with a GradScaler is a configuration mistake: tf32 keeps float32 tensors (float32's exponent "
@@ -101,7 +105,8 @@ double PrecisionPolicy::unit_roundoff() const {
     case Precision::kO3: return std::ldexp(1.0, -11);
     case Precision::kFp8Tensorwise:
     case Precision::kFp8Rowwise:
-    case Precision::kFp8Delayed: return std::ldexp(1.0, -4);
+    case Precision::kFp8Delayed:
+    case Precision::kMxfp8: return std::ldexp(1.0, -4);
   }
   return 0.0;
 }

@@ -158,8 +158,14 @@ at::Tensor fp8_linear(const at::Tensor& input, const at::Tensor& weight, const a
     out_dtype = at::autocast::get_autocast_dtype(device);
     if (device == at::kCUDA) x = input.to(out_dtype);
   }
-  const at::Tensor input2d = x.reshape({-1, x.size(-1)});
-  at::Tensor out = Fp8Matmul::apply(input2d, weight, &state, out_dtype);
+  at::Tensor out;
+  if (state.recipe.scaling() == Scaling::kMxfp8) {
+    // torchao's emulated MX path sees no autocast: the output in the input's dtype.
+    out = mx_matmul(input.reshape({-1, input.size(-1)}), weight, state.recipe,
+                    {&state.input, &state.weight, &state.grad_output}, state.mx_log);
+  } else {
+    out = Fp8Matmul::apply(x.reshape({-1, x.size(-1)}), weight, &state, out_dtype);
+  }
   std::vector<int64_t> shape(input.sizes().begin(), input.sizes().end() - 1);
   shape.push_back(weight.size(0));
   out = out.reshape(shape);

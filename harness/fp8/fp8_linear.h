@@ -11,16 +11,19 @@
 
 #include "fp8/delayed_scaling.h"
 #include "fp8/fp8_recipe.h"
+#include "fp8/mx_linear.h"
 
 namespace ampbench::fp8 {
 
 // What one FP8 Linear keeps between steps: nothing for the dynamic recipes,
 // the input's, weight's and output gradient's amax history and scale for
-// delayed scaling.
+// delayed scaling (and the range counters and cast logs of a recorded run).
 struct Fp8LinearState {
   explicit Fp8LinearState(RecipeOptions recipe, const at::Device& device);
   RecipeOptions recipe;
   DelayedTensorState input, weight, grad_output;
+  // MXFP8: a recorded run's casts, for the scale audit.
+  MxCastLog mx_log;
 };
 
 // input [..., in], weight [out, in], bias [out] or undefined. Differentiable

@@ -4,8 +4,9 @@
 //
 //   ampbench_fp8_probe < request.json > result.json
 //
-// request: {"recipe": {"scaling": "tensorwise"|"rowwise"|"delayed",
+// request: {"recipe": {"scaling": "tensorwise"|"rowwise"|"delayed"|"mxfp8",
 //                      "history_len": 16, "margin": 0, "amax_compute": "max",
+//                      "mx_scale_mode": "floor"|"rceil"|"ceil", "mx_block": 32,
 //                      and the faults of fp8/fp8_recipe.h by name},
 //           "dtype": "float32"|"bfloat16" (input and output gradient),
 //           "weight_dtype": the weight's and bias's (default: dtype; float32
@@ -31,6 +32,10 @@
 //                     "lr": 0.1, "params": [[weight rows, bias], ...],
 //                     "steps": [{"input": [[...]], "labels": [int, ...]}]}}
 // result:  {"losses": [float, ...], "params": [[weight flat, bias], ...]}
+//
+// or one MX cast (fp8/mx_cast.h) of a 2-D tensor along its last dimension:
+// request: {"mx_cast": {"input": [[...]], "dtype": "float32", "recipe": {...}}}
+// result:  {"data": flat e4m3 values as floats, "exponent": flat uint8 E8M0}
 // A refused recipe exits 2 with the reason on stderr.
 #include <ATen/ATen.h>
 #include <torch/nn/modules/activation.h>
@@ -45,6 +50,7 @@
 #include "core/json.h"
 #include "fp8/conversion.h"
 #include "fp8/fp8_linear.h"
+#include "fp8/mx_cast.h"
 
 namespace ampbench::fp8 {
 namespace {
@@ -71,7 +77,11 @@ at::ScalarType dtype_of(const std::string& name) {
 RecipeOptions read_recipe(const nlohmann::json& j) {
   const std::string name = j.at("scaling").get<std::string>();
   const std::optional<Scaling> scaling = parse_scaling(name);
-  if (!scaling) throw std::invalid_argument("unknown fp8 recipe '" + name + "' (tensorwise, rowwise, delayed)");
+  if (!scaling)
+    throw std::invalid_argument("unknown fp8 recipe '" + name + "' (tensorwise, rowwise, delayed, mxfp8)");
+  const std::string mode_name = j.value("mx_scale_mode", std::string("floor"));
+  const std::optional<MxScaleMode> mode = parse_mx_scale_mode(mode_name);
+  if (!mode) throw std::invalid_argument("unknown mx_scale_mode '" + mode_name + "' (floor, rceil, ceil)");
   const std::string algo = j.value("amax_compute", std::string("max"));
   const std::optional<AmaxCompute> amax = parse_amax_compute(algo);
   if (!amax) throw std::invalid_argument("unknown amax_compute '" + algo + "' (max, most_recent)");
@@ -83,7 +93,19 @@ RecipeOptions read_recipe(const nlohmann::json& j) {
       .e4m3_gradients(j.value("e4m3_gradients", false))
       .freeze_scales(j.value("freeze_scales", false))
       .input_amax_from_weight(j.value("input_amax_from_weight", false))
-      .roll_history(j.value("roll_history", true));
+      .roll_history(j.value("roll_history", true))
+      .mx_scale_mode(*mode)
+      .mx_block(j.value("mx_block", kMxBlock))
+      .mx_clamp_exponent(j.value("mx_clamp_exponent", true));
+}
+
+nlohmann::json run_mx_cast(const nlohmann::json& request) {
+  RecipeOptions r = read_recipe(request.at("recipe"));
+  r.validate();
+  const at::Tensor hp = matrix_of(request.at("input"), dtype_of(request.value("dtype", std::string("float32"))));
+  const MxTensor mx = to_mx(hp, {r.mx_scale_mode(), r.mx_block(), r.mx_clamp_exponent()});
+  const at::Tensor e = mx.exponent.to(at::kLong).contiguous();
+  return {{"data", flat(mx.data)}, {"exponent", std::vector<int64_t>(e.data_ptr<int64_t>(), e.data_ptr<int64_t>() + e.numel())}};
 }
 
 nlohmann::json run(const nlohmann::json& request) {
@@ -199,6 +221,8 @@ int main() {
     nlohmann::json result;
     if (request.contains("plan")) {
       result = ampbench::fp8::run_plan(request.at("plan"));
+    } else if (request.contains("mx_cast")) {
+      result = ampbench::fp8::run_mx_cast(request.at("mx_cast"));
     } else if (request.contains("train")) {
       result = ampbench::fp8::run_train(request.at("train"));
     } else {

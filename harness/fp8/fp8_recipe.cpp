@@ -8,6 +8,7 @@ std::optional<Scaling> parse_scaling(const std::string& name) {
   if (name == "tensorwise") return Scaling::kTensorwise;
   if (name == "rowwise") return Scaling::kRowwise;
   if (name == "delayed") return Scaling::kDelayed;
+  if (name == "mxfp8") return Scaling::kMxfp8;
   return std::nullopt;
 }
 
@@ -16,6 +17,7 @@ std::string scaling_name(Scaling scaling) {
     case Scaling::kTensorwise: return "tensorwise";
     case Scaling::kRowwise: return "rowwise";
     case Scaling::kDelayed: return "delayed";
+    case Scaling::kMxfp8: return "mxfp8";
   }
   return "?";
 }
@@ -27,6 +29,22 @@ std::optional<AmaxCompute> parse_amax_compute(const std::string& name) {
 }
 
 std::string amax_compute_name(AmaxCompute algo) { return algo == AmaxCompute::kMax ? "max" : "most_recent"; }
+
+std::optional<MxScaleMode> parse_mx_scale_mode(const std::string& name) {
+  if (name == "floor") return MxScaleMode::kFloor;
+  if (name == "ceil") return MxScaleMode::kCeil;
+  if (name == "rceil") return MxScaleMode::kRceil;
+  return std::nullopt;
+}
+
+std::string mx_scale_mode_name(MxScaleMode mode) {
+  switch (mode) {
+    case MxScaleMode::kFloor: return "floor";
+    case MxScaleMode::kCeil: return "ceil";
+    case MxScaleMode::kRceil: return "rceil";
+  }
+  return "?";
+}
 
 void RecipeOptions::validate() const {
   // Transformer Engine's default is 1024; the bound keeps three histories per
@@ -42,10 +60,22 @@ void RecipeOptions::validate() const {
               "not ", scaling_name(scaling_));
   TORCH_CHECK(roll_history_ || scaling_ == Scaling::kDelayed,
               "fp8 recipe: roll_history is a delayed-scaling setting, not one of ", scaling_name(scaling_));
+  const bool mx = scaling_ == Scaling::kMxfp8;
+  TORCH_CHECK(mx || (mx_scale_mode_ == MxScaleMode::kFloor && mx_block_ == kMxBlock && mx_clamp_exponent_),
+              "fp8 recipe: mx_scale_mode, mx_block and mx_clamp_exponent are MXFP8 settings, not ones of ",
+              scaling_name(scaling_));
+  TORCH_CHECK(mx_block_ == 16 || mx_block_ == kMxBlock || mx_block_ == 64,
+              "fp8 recipe: mx_block must be 32 (or 16 or 64, as mistakes), not ", mx_block_);
+  // MXFP8's per-block scales come from the current block: no scale to freeze,
+  // nothing past the clamp, and every operand is e4m3 already.
+  TORCH_CHECK(!mx || (saturate_ && !e4m3_gradients_ && !freeze_scales_ && !input_amax_from_weight_),
+              "fp8 recipe: saturate, e4m3_gradients, freeze_scales and input_amax_from_weight are per-tensor "
+              "settings, not ones of mxfp8");
 }
 
 bool RecipeOptions::faulted() const {
-  return !saturate_ || e4m3_gradients_ || freeze_scales_ || input_amax_from_weight_ || !roll_history_;
+  return !saturate_ || e4m3_gradients_ || freeze_scales_ || input_amax_from_weight_ || !roll_history_ ||
+         mx_scale_mode_ == MxScaleMode::kCeil || mx_block_ != kMxBlock || !mx_clamp_exponent_;
 }
 
 double fp8_max(at::ScalarType fp8) {

@@ -9,6 +9,10 @@
 //   delayed     Transformer Engine's DelayedScaling: one scale per tensor
 //               from an amax history of earlier steps (history_len, margin,
 //               max or most_recent); forward e4m3, backward e5m2 (HYBRID).
+//   mxfp8       the OCP MX recipe as torchao's emulated MXFP8 training path:
+//               e4m3 values in blocks of 32 along each GEMM's reduced
+//               dimension, one power-of-two E8M0 scale per block (floor,
+//               the OCP rule, or rceil, cuBLAS's); fp8/mx_linear.h.
 //
 // The fault fields exist for the negative controls: each is a real FP8
 // mistake that the conformance check must catch; a correct recipe leaves
@@ -24,13 +28,19 @@
 
 namespace ampbench::fp8 {
 
-enum class Scaling { kTensorwise, kRowwise, kDelayed };
+enum class Scaling { kTensorwise, kRowwise, kDelayed, kMxfp8 };
 enum class AmaxCompute { kMax, kMostRecent };
+// How an MX block's E8M0 scale is rounded (fp8/mx_cast.h).
+enum class MxScaleMode { kFloor, kCeil, kRceil };
 
 std::optional<Scaling> parse_scaling(const std::string& name);
 std::string scaling_name(Scaling scaling);
 std::optional<AmaxCompute> parse_amax_compute(const std::string& name);
 std::string amax_compute_name(AmaxCompute algo);
+std::optional<MxScaleMode> parse_mx_scale_mode(const std::string& name);
+std::string mx_scale_mode_name(MxScaleMode mode);
+
+inline constexpr int64_t kMxBlock = 32;
 
 inline constexpr int64_t kMaxHistoryLen = 4096;
 
@@ -53,7 +63,14 @@ struct RecipeOptions {
   // The amax history rolled after each update (delayed); off, history[0]
   // is overwritten and the older entries are never seen.
   TORCH_ARG(bool, roll_history) = true;
-
+  // MXFP8 only. The scale rule: floor (the OCP MX spec's, torchao's
+  // default) or rceil (cuBLAS's); ceil is the mistake of rounding it up.
+  TORCH_ARG(MxScaleMode, mx_scale_mode) = MxScaleMode::kFloor;
+  // Values per scale: 32 in the MX spec; 16 (NVFP4's) is a mistake.
+  TORCH_ARG(int64_t, mx_block) = kMxBlock;
+  // E8M0 exponents clamped to the format's range before their conversion to
+  // 8 bits; off, a block below 2^-119 (an all-zero one) wraps around.
+  TORCH_ARG(bool, mx_clamp_exponent) = true;
 
  public:  // TORCH_ARG leaves its fields private
   // TORCH_CHECKs every field, naming the bad value.

@@ -174,6 +174,9 @@ struct CaseRecord {
   // every cast's amax of the tensor cast and the scale it used, in order
   // (the scale audit's input, check/fp8_scale_audit.h).
   std::vector<std::array<std::vector<fp8::CastTrace>, 3>> fp8_casts;
+  // MXFP8 likewise: per converted layer, per operand, every cast's block
+  // amaxes and exponents (check/mx_scale_audit.h).
+  std::vector<std::array<std::vector<fp8::MxCastTrace>, 3>> mx_casts;
   // --deterministic: the hashes of this run (none otherwise, and for cases
   // that did not run).
   std::optional<CaseFingerprint> fingerprint;

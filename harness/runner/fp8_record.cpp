@@ -6,12 +6,15 @@ namespace ampbench {
 
 void enable_fp8_range_counts(TrainingState& s) {
   if (s.fp8_states.empty()) return;
-  for (const auto& layer : s.fp8_states.front())
+  for (const auto& layer : s.fp8_states.front()) {
     for (fp8::DelayedTensorState* t : {&layer->input, &layer->weight, &layer->grad_output}) t->enable_range_counts();
+    layer->mx_log.enabled = layer->recipe.scaling() == fp8::Scaling::kMxfp8;
+  }
 }
 
 void record_fp8_scales(const TrainingState& s, CaseRecord& rec) {
-  if (s.fp8_states.empty() || s.spec.fp8->recipe.scaling() == fp8::Scaling::kRowwise) return;
+  const fp8::Scaling scaling = s.fp8_states.empty() ? fp8::Scaling::kRowwise : s.spec.fp8->recipe.scaling();
+  if (scaling == fp8::Scaling::kRowwise || scaling == fp8::Scaling::kMxfp8) return;
   std::vector<std::array<double, 3>> step;
   for (const auto& layer : s.fp8_states.front())
     step.push_back({layer->input.scale.item<double>(), layer->weight.scale.item<double>(),
@@ -30,10 +33,24 @@ std::vector<fp8::CastTrace> casts_of(const fp8::DelayedTensorState& t) {
   return casts;
 }
 
+// The log's (block amax, exponent) pairs as host traces.
+std::vector<fp8::MxCastTrace> mx_casts_of(const c10::List<at::Tensor>& log) {
+  std::vector<fp8::MxCastTrace> casts;
+  for (size_t i = 0; i + 1 < log.size(); i += 2) {
+    const at::Tensor amax = log.get(i).to(at::kCPU, at::kFloat).contiguous();
+    const at::Tensor exponent = log.get(i + 1).to(at::kCPU, at::kByte).contiguous();
+    casts.push_back({amax.size(0),
+                     {amax.data_ptr<float>(), amax.data_ptr<float>() + amax.numel()},
+                     {exponent.data_ptr<uint8_t>(), exponent.data_ptr<uint8_t>() + exponent.numel()}});
+  }
+  return casts;
+}
+
 }  // namespace
 
 void record_fp8_range(const TrainingState& s, CaseRecord& rec) {
   if (s.fp8_states.empty() || s.spec.fp8->recipe.scaling() == fp8::Scaling::kRowwise) return;
+  const bool mx = s.spec.fp8->recipe.scaling() == fp8::Scaling::kMxfp8;
   for (const auto& layer : s.fp8_states.front()) {
     CaseRecord::Fp8RangeCounts counts;
     std::array<std::vector<fp8::CastTrace>, 3> casts;
@@ -46,6 +63,9 @@ void record_fp8_range(const TrainingState& s, CaseRecord& rec) {
     }
     rec.fp8_range.push_back(counts);
     rec.fp8_casts.push_back(std::move(casts));
+    if (mx)
+      rec.mx_casts.push_back({mx_casts_of(layer->mx_log.casts[0]), mx_casts_of(layer->mx_log.casts[1]),
+                              mx_casts_of(layer->mx_log.casts[2])});
   }
 }
 

@@ -1,7 +1,7 @@
 // What a recorded FP8 case keeps of its recipe's state: each converted
 // layer's scales per step and what its casts lost to the format's range
-// (CaseRecord::fp8_scales, fp8_range). Tensorwise and delayed only: rowwise
-// scales are per row.
+// (CaseRecord::fp8_scales, fp8_range, fp8_casts, mx_casts). Rowwise scales
+// are per row and not recorded; MXFP8's per block are its casts' log.
 #pragma once
 
 #include "runner/case_record.h"

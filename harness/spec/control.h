@@ -26,6 +26,10 @@ enum class Control {
   kFp8E4m3Gradients,       // output gradients in e4m3 instead of e5m2
   kFp8HistoryNotRolled,    // delayed scaling's amax history never rolled
   kFp8NoSaturation,        // the cast to 8 bits without its clamp
+  // The MXFP8 mistakes.
+  kMxfp8CeilScales,   // block scales rounded up (ceil) instead of down (floor)
+  kMxfp8Block16,      // 16 values per scale instead of 32
+  kMxfp8E8m0Wrap,     // E8M0 exponents not clamped: a tiny block's wraps around
 };
 
 // The suite's name of a variant ("correct" for kNone).

@@ -7,6 +7,7 @@ std::optional<fp8::Scaling> fp8_scaling(const PrecisionPolicy& precision) {
     case Precision::kFp8Tensorwise: return fp8::Scaling::kTensorwise;
     case Precision::kFp8Rowwise: return fp8::Scaling::kRowwise;
     case Precision::kFp8Delayed: return fp8::Scaling::kDelayed;
+    case Precision::kMxfp8: return fp8::Scaling::kMxfp8;
     default: return std::nullopt;
   }
 }
@@ -14,7 +15,8 @@ std::optional<fp8::Scaling> fp8_scaling(const PrecisionPolicy& precision) {
 bool is_fp8_control(Control control) {
   return control == Control::kFp8FrozenScales || control == Control::kFp8InputAmaxFromWeight ||
          control == Control::kFp8E4m3Gradients || control == Control::kFp8HistoryNotRolled ||
-         control == Control::kFp8NoSaturation;
+         control == Control::kFp8NoSaturation || control == Control::kMxfp8CeilScales ||
+         control == Control::kMxfp8Block16 || control == Control::kMxfp8E8m0Wrap;
 }
 
 std::string apply_fp8_control(Control control, const PrecisionPolicy& precision, fp8::RecipeOptions& recipe) {
@@ -23,7 +25,8 @@ std::string apply_fp8_control(Control control, const PrecisionPolicy& precision,
     return "negative control '" + to_string(control) + "' is an FP8 mistake: it needs an fp8_* precision, not " +
            precision.name();
   const std::string recipe_name = fp8::scaling_name(recipe.scaling());
-  const bool per_tensor = recipe.scaling() != fp8::Scaling::kRowwise;
+  const bool per_tensor = recipe.scaling() != fp8::Scaling::kRowwise && recipe.scaling() != fp8::Scaling::kMxfp8;
+  const bool mx = recipe.scaling() == fp8::Scaling::kMxfp8;
   switch (control) {
     case Control::kFp8FrozenScales:
       if (!per_tensor) break;
@@ -50,6 +53,18 @@ std::string apply_fp8_control(Control control, const PrecisionPolicy& precision,
                " recipe: its scales come from the current amax, so no value reaches the clamp (a mistake of "
                "fp8_delayed only)";
       recipe.saturate(false);
+      return "";
+    case Control::kMxfp8CeilScales:
+      if (!mx || recipe.mx_scale_mode() != fp8::MxScaleMode::kFloor) break;
+      recipe.mx_scale_mode(fp8::MxScaleMode::kCeil);
+      return "";
+    case Control::kMxfp8Block16:
+      if (!mx) break;
+      recipe.mx_block(16);
+      return "";
+    case Control::kMxfp8E8m0Wrap:
+      if (!mx) break;
+      recipe.mx_clamp_exponent(false);
       return "";
     default: break;
   }

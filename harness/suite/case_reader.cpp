@@ -150,6 +150,19 @@ void read_overrides(Reader& r, CaseSpec& c) {
   if (overrides && c.tag.empty()) r.fail("tag", "a case that overrides settings needs a \"tag\" naming them");
 }
 
+// mxfp8's "mx_scale_mode": floor (the OCP rule, the default) or rceil
+// (cuBLAS's); ceil is a negative control's, not a setting.
+void read_mx_scale_mode(Reader& f, fp8::RecipeOptions& recipe, const PrecisionPolicy& precision) {
+  if (!f.has("mx_scale_mode")) return;
+  if (recipe.scaling() != fp8::Scaling::kMxfp8)
+    f.fail("mx_scale_mode", "an MXFP8 setting (mxfp8), not one of " + precision.name());
+  const auto name = f.get<std::string>("mx_scale_mode", "floor");
+  const auto mode = fp8::parse_mx_scale_mode(name);
+  if (!mode || *mode == fp8::MxScaleMode::kCeil)
+    f.fail("mx_scale_mode", "expected \"floor\" or \"rceil\", got \"" + name + "\"");
+  recipe.mx_scale_mode(*mode);
+}
+
 // An FP8 case's "fp8" object: delayed scaling's arguments and whether the
 // first and last Linear convert too; then the control's fault, checked
 // against the recipe (a fault the recipe cannot make is refused).
@@ -174,6 +187,7 @@ void read_fp8(Reader& r, CaseSpec& c) {
     if (!parsed) f.fail("amax_compute", "expected \"max\" or \"most_recent\", got \"" + algo + "\"");
     recipe.amax_compute(*parsed);
     c.fp8->conversion.convert_first(f.get("convert_first", false)).convert_last(f.get("convert_last", false));
+    read_mx_scale_mode(f, recipe, c.precision);
     f.reject_unknown_keys();
     if (recipe.scaling() != fp8::Scaling::kDelayed && (f.has("history_len") || f.has("margin") || f.has("amax_compute")))
       f.fail("", "history_len, margin and amax_compute are delayed scaling's (fp8_delayed), not " + c.precision.name() + "'s");

@@ -22,7 +22,7 @@ std::string suite_with(const std::string& cases, const std::string& matrix = "")
                "transformer": {"batch": 4, "seq": 8, "d_model": 32, "heads": 4, "ffn": 64, "classes": 8}},)") +
          (matrix.empty() ? "" : R"("matrix": )" + matrix + ",") + R"(
     "tolerances": {"fp32": {}, "fp16": {}, "bf16": {}, "fp8_tensorwise": )" + kRow + R"(, "fp8_rowwise": )" + kRow +
-         R"(, "fp8_delayed": )" + kRow + R"(},
+         R"(, "fp8_delayed": )" + kRow + R"(, "mxfp8": )" + kRow + R"(},
     "cases": )" + cases + "}";
 }
 
@@ -135,6 +135,38 @@ TEST(SuiteFp8, ModelsWorkloadsAndScalersFp8CannotRunAreRefusedAtLoad) {
              "fp8_rowwise runs the single-process workloads only");
   EXPECT_HAS(error_of(suite_with(one_case(R"("precision": "fp8_tensorwise", "scaler_enabled": true, "tag": "s")"))),
              "fp8_tensorwise with a GradScaler is a configuration mistake");
+}
+
+TEST(SuiteFp8, Mxfp8ResolvesItsRuleAndItsThreeMistakes) {
+  const Suite s = parse_suite(
+      suite_with(one_case(R"("precision": "mxfp8", "tag": "r", "fp8": {"mx_scale_mode": "rceil"}},
+        {"workload": "plain", "model": "mlp", "optimizer": "sgd", "precision": "mxfp8"},
+        {"workload": "plain", "model": "mlp", "optimizer": "sgd", "precision": "mxfp8", "variant": "mxfp8_ceil_scales", "expect": "fail"},
+        {"workload": "plain", "model": "mlp", "optimizer": "sgd", "precision": "mxfp8", "variant": "mxfp8_block_16", "expect": "fail"},
+        {"workload": "plain", "model": "mlp", "optimizer": "sgd", "precision": "mxfp8", "variant": "mxfp8_e8m0_wrap", "expect": "fail")")),
+      "t.json", DeviceKind::kCpu);
+  const CaseSpec& plain = find_case(s, "plain/mlp/mxfp8/sgd");
+  EXPECT_EQ(plain.fp8->recipe.scaling(), fp8::Scaling::kMxfp8);
+  EXPECT_EQ(plain.fp8->recipe.mx_scale_mode(), fp8::MxScaleMode::kFloor);
+  EXPECT_FALSE(plain.fp8->recipe.faulted());
+  EXPECT_FALSE(plain.precision.autocast_dtype().has_value());  // float32 around the MX GEMMs
+  EXPECT_EQ(find_case(s, "plain/mlp/mxfp8/sgd@r").fp8->recipe.mx_scale_mode(), fp8::MxScaleMode::kRceil);
+  EXPECT_EQ(find_case(s, "plain+mxfp8_ceil_scales/mlp/mxfp8/sgd").fp8->recipe.mx_scale_mode(), fp8::MxScaleMode::kCeil);
+  EXPECT_EQ(find_case(s, "plain+mxfp8_block_16/mlp/mxfp8/sgd").fp8->recipe.mx_block(), 16);
+  EXPECT_FALSE(find_case(s, "plain+mxfp8_e8m0_wrap/mlp/mxfp8/sgd").fp8->recipe.mx_clamp_exponent());
+}
+
+TEST(SuiteFp8, MxSettingsAndMistakesElsewhereAreRefused) {
+  EXPECT_HAS(error_of(suite_with(one_case(R"("precision": "mxfp8", "tag": "c", "fp8": {"mx_scale_mode": "ceil"})"))),
+             "expected \"floor\" or \"rceil\", got \"ceil\"");
+  EXPECT_HAS(error_of(suite_with(one_case(R"("precision": "fp8_tensorwise", "tag": "c", "fp8": {"mx_scale_mode": "floor"})"))),
+             "an MXFP8 setting (mxfp8), not one of fp8_tensorwise");
+  EXPECT_HAS(error_of(suite_with(one_case(
+                 R"("precision": "fp8_delayed", "variant": "mxfp8_block_16", "expect": "fail")"))),
+             "is not a mistake the delayed recipe can make");
+  EXPECT_HAS(error_of(suite_with(one_case(
+                 R"("precision": "mxfp8", "variant": "fp8_frozen_scales", "expect": "fail")"))),
+             "is not a mistake the mxfp8 recipe can make");
 }
 
 }  // namespace

@@ -84,6 +84,8 @@ TOLERANCES = {
     # on the CPU, docs/fp8.md); what rounds besides them is bf16 autocast's.
     **{p: Tolerance(loss_rel=LOSS_UNITS * UNIT_ROUNDOFF["bf16"], travel_rel=TRAVEL_FRACTION)
        for p in ("fp8_tensorwise", "fp8_rowwise", "fp8_delayed")},
+    # MXFP8: the MX GEMMs replayed by torchao's own casts, the rest in float32.
+    "mxfp8": Tolerance(loss_rel=1e-5, elem_rtol=1e-5, elem_atol_frac=1e-6),
 }
 
 

@@ -2,8 +2,9 @@
 Linear layers as the C++ conversion plan (harness/fp8/conversion.h: both
 dimensions divisible by 16, the first and the last Linear in registration
 order only when asked), each chosen layer swapped for torchao's
-Float8Linear (tensorwise, rowwise) or for fp8_delayed.DelayedScalingLinear
-(delayed), the others left as they are.
+Float8Linear (tensorwise, rowwise), for fp8_delayed.DelayedScalingLinear
+(delayed) or for mx_linear.MxLinear (mxfp8: torchao's emulated MXFP8
+path), the others left as they are.
 
 The rowwise recipe's output GEMM runs without fast accumulation, as the C++
 recipe runs it (the CPU's scaled matmul takes per-tensor scales only:
@@ -53,6 +54,10 @@ def fp8_linear(linear: torch.nn.Linear, recipe: dict) -> torch.nn.Module:
     """One Linear under `recipe` ({"scaling": ..., "history_len", "margin",
     "amax_compute"}), sharing its parameters."""
     scaling = recipe["scaling"]
+    if scaling == "mxfp8":
+        from reference.python.mx_linear import MxLinear
+
+        return MxLinear(linear, recipe.get("mx_scale_mode", "floor"))
     if scaling == "delayed":
         return DelayedScalingLinear(linear, recipe.get("history_len", 16), recipe.get("margin", 0),
                                     recipe.get("amax_compute", "max"))
@@ -60,7 +65,7 @@ def fp8_linear(linear: torch.nn.Linear, recipe: dict) -> torch.nn.Module:
     from torchao.float8.float8_linear import Float8Linear
 
     if scaling not in ("tensorwise", "rowwise"):
-        raise ValueError(f"unknown fp8 recipe {scaling!r} (tensorwise, rowwise, delayed)")
+        raise ValueError(f"unknown fp8 recipe {scaling!r} (tensorwise, rowwise, delayed, mxfp8)")
     config = Float8LinearConfig.from_recipe_name(scaling)
     if scaling == "rowwise":
         config = dataclasses.replace(config, gemm_config_output=Float8GemmConfig(use_fast_accum=False))
