@@ -22,6 +22,7 @@ from pathlib import Path
 from .changepoints import PERMUTATIONS, SIGNIFICANCE, Settings
 from .changes import all_changes
 from .gate import GateInputError, Rule, Verdict, judge
+from .gate_report import ReportPathError, check_writable, write_error_reports, write_reports
 from .ingest import IngestError, ingest, prepare, prepare_all
 from .site import write
 from .site_out import SiteOutputError, check_out, write_site
@@ -96,6 +97,8 @@ def parser() -> argparse.ArgumentParser:
                    help="a drop must also exceed this many robust spreads of the history (default %(default)s)")
     p.add_argument("--rehearsal", action="store_true",
                    help="judge a current run made with a test-only fault switch; the verdict says REHEARSAL")
+    p.add_argument("--markdown", metavar="FILE", help="also write a Markdown report (a GitHub step summary)")
+    p.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report (a regression is a failure)")
     p = sub.add_parser("site", help="write the static site (one folder)", epilog=epilog)
     _db(p)
     p.add_argument("--out", required=True, metavar="SITE", type=Path,
@@ -128,16 +131,24 @@ def _changes(args) -> int:
 
 
 def _gate(args) -> int:
-    with open_store(args.db) as store:
-        current = prepare(args.current, args.rehearsal, now="")
-        rows = judge(store, current, Rule(args.last, args.min_runs, args.min_effect, args.sigmas))
+    for path in (args.markdown, args.junit):
+        check_writable(path)
+    try:
+        with open_store(args.db) as store:
+            current = prepare(args.current, args.rehearsal, now="")
+            rows = judge(store, current, Rule(args.last, args.min_runs, args.min_effect, args.sigmas))
+    except (IngestError, StoreError, GateInputError) as exc:
+        write_error_reports(args.markdown, args.junit, str(exc))
+        raise
     for row in rows:
         if row.verdict is not Verdict.OK:
             print(f"{row.verdict.value:<20} {row.case_id}: {row.detail}")
     failed = sum(r.failed for r in rows)
     mark = f" [REHEARSAL: {current.run.injected}]" if current.run.rehearsal else ""
-    print(f"{PROG} gate: {len(rows)} cases, {failed} regression(s), "
-          f"{sum(r.verdict is Verdict.OK for r in rows)} ok, {sum(r.verdict is Verdict.NEW for r in rows)} new{mark}")
+    summary = (f"{PROG} gate: {len(rows)} cases, {failed} regression(s), "
+               f"{sum(r.verdict is Verdict.OK for r in rows)} ok, {sum(r.verdict is Verdict.NEW for r in rows)} new{mark}")
+    write_reports(args.markdown, args.junit, rows, summary)
+    print(summary)
     return EXIT_REGRESSION if failed else EXIT_OK
 
 
@@ -159,7 +170,7 @@ def main(argv=None) -> int:
     args = parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except (IngestError, StoreError, GateInputError, SiteOutputError) as exc:
+    except (IngestError, StoreError, GateInputError, SiteOutputError, ReportPathError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:

@@ -17,7 +17,7 @@ namespace {
 constexpr const char* kNotWithHistory[] = {
     "--baseline", "--baseline-dir", "--alpha", "--paired", "--conformance-only", "--allow-env-mismatch",
     "--allow-missing", "--allow-suite-mismatch", "--allow-incomplete", "--allow-incomplete-baseline",
-    "--allow-new-skips", "--correction", "--metric", "--markdown", "--junit"};
+    "--allow-new-skips", "--correction", "--metric"};
 
 // `ampbench gate --history DB`: the Python history's gate (python -m history
 // gate), which judges one run against the last runs of the same series.
@@ -40,6 +40,11 @@ int run_history_gate(CLI::App* sub, const std::string& db, const gate::GateComma
     args.push_back(std::to_string(cmd.options.min_effect));
   }
   if (cmd.options.rehearsal) args.push_back("--rehearsal");
+  for (const auto& [flag, path] : {std::pair{"--markdown", cmd.markdown}, std::pair{"--junit", cmd.junit}}) {
+    if (path.empty()) continue;
+    args.push_back(flag);
+    args.push_back(path);
+  }
   return exec_history(args);
 }
 

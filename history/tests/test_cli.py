@@ -24,9 +24,12 @@ def test_gate_with_history_flags_the_slowed_run(twenty, tmp_path):
     db = tmp_path / "h.db"
     assert ampbench("history", "ingest", *twenty[:11], "--db", db).returncode == 0
     assert ampbench("history", "ingest", *twenty[11:], "--db", db, "--rehearsal").returncode == 0
-    slowed = ampbench("gate", "--history", db, "--current", twenty[-1], "--rehearsal")
+    md, xml = tmp_path / "gate.md", tmp_path / "gate.xml"
+    slowed = ampbench("gate", "--history", db, "--current", twenty[-1], "--rehearsal",
+                      "--markdown", md, "--junit", xml)
     assert slowed.returncode == 1, slowed.stderr
     assert slowed.stdout.count("regression ") == 2
+    assert md.read_text().count("**regression**") == 2 and 'failures="2"' in xml.read_text()
     normal = ampbench("gate", "--history", db, "--current", twenty[10], "--min-effect", "0.05")
     assert normal.returncode == 0, normal.stderr
     refused = ampbench("gate", "--history", db, "--current", twenty[-1])

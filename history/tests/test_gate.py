@@ -62,3 +62,39 @@ def test_bad_flags_exit_2(loaded, twenty, capsys):
             assert exc.code == 2, flags
         else:
             raise AssertionError(f"{flags} accepted")
+
+
+def test_reports_carry_the_verdicts(loaded, twenty, tmp_path):
+    import xml.etree.ElementTree as ET
+    md, xml = tmp_path / "gate.md", tmp_path / "gate.xml"
+    assert gate(loaded, twenty[-1], "--rehearsal", "--markdown", str(md), "--junit", str(xml)) == 1
+    text = md.read_text()
+    assert text.count("**regression**") == 2 and "[REHEARSAL: injected_slowdown=0.2]" in text
+    suite = ET.parse(xml).getroot().find("testsuite")
+    assert suite.get("failures") == "2" and len(suite.findall("testcase")) == 2
+    assert all(c.find("failure") is not None for c in suite.findall("testcase"))
+    assert gate(loaded, twenty[SLOW_FROM - 2], "--markdown", str(md), "--junit", str(xml)) == 0
+    assert "**regression**" not in md.read_text()
+    suite = ET.parse(xml).getroot().find("testsuite")
+    assert suite.get("failures") == "0" and not suite.findall("testcase/failure")
+
+
+def test_reports_say_why_nothing_was_judged(db, twenty, tmp_path, capsys):
+    import xml.etree.ElementTree as ET
+    md, xml = tmp_path / "gate.md", tmp_path / "gate.xml"
+    assert ingest(db, twenty[SLOW_FROM - 1:], "--rehearsal") == 0
+    assert gate(db, twenty[0], "--markdown", str(md), "--junit", str(xml)) == 2
+    why = capsys.readouterr().err.strip().removeprefix("ampbench history: error: ")
+    assert "no comparable run" in why
+    assert f"**Not judged** (exit 2): {why}" in md.read_text()
+    error = ET.parse(xml).getroot().find("testsuite/testcase/error")
+    assert error is not None and error.get("message") == why
+
+
+def test_unwritable_report_path_is_refused_before_judging(loaded, twenty, tmp_path, capsys):
+    missing = tmp_path / "no-such-folder" / "gate.md"
+    assert gate(loaded, twenty[-1], "--rehearsal", "--markdown", str(missing)) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "does not exist" in err
+    assert gate(loaded, twenty[-1], "--rehearsal", "--junit", str(tmp_path)) == 2
+    assert "is a folder" in capsys.readouterr().err
