@@ -21,7 +21,8 @@ constexpr const char* kNotWithHistory[] = {
 
 // `ampbench gate --history DB`: the Python history's gate (python -m history
 // gate), which judges one run against the last runs of the same series.
-int run_history_gate(CLI::App* sub, const std::string& db, const gate::GateCommand& cmd) {
+int run_history_gate(CLI::App* sub, const std::string& db, const gate::GateCommand& cmd,
+                     const HistoryRunner& run_history) {
   for (const char* flag : kNotWithHistory) {
     if (sub->count(flag) > 0) {
       std::cerr << "ampbench gate: error: " << flag << " does not apply with --history (the history's runs are "
@@ -45,12 +46,12 @@ int run_history_gate(CLI::App* sub, const std::string& db, const gate::GateComma
     args.push_back(flag);
     args.push_back(path);
   }
-  return exec_history(args);
+  return run_history(args);
 }
 
 }  // namespace
 
-void add_gate_command(CLI::App& app, Action& selected) {
+void add_gate_command(CLI::App& app, Action& selected, HistoryRunner run_history) {
   auto cmd = std::make_shared<gate::GateCommand>();
   auto metric = std::make_shared<std::string>("auto");
   auto correction = std::make_shared<std::string>("bh");
@@ -117,9 +118,9 @@ void add_gate_command(CLI::App& app, Action& selected) {
   sub->add_option("--markdown", cmd->markdown, "Also write a Markdown report (GitHub step summary)")
       ->type_name("FILE");
   sub->add_option("--junit", cmd->junit, "Also write a JUnit XML report")->type_name("FILE");
-  sub->callback([sub, cmd, metric, correction, history, &selected] {
+  sub->callback([sub, cmd, metric, correction, history, run_history, &selected] {
     if (sub->count("--history") > 0) {
-      selected = [sub, cmd, history] { return run_history_gate(sub, *history, *cmd); };
+      selected = [sub, cmd, history, run_history] { return run_history_gate(sub, *history, *cmd, run_history); };
       return;
     }
     selected = [cmd, metric, correction] {

@@ -24,7 +24,10 @@ using Action = std::function<int()>;
 void add_env_command(CLI::App& app, Action& selected);
 void add_list_command(CLI::App& app, Action& selected);
 void add_run_command(CLI::App& app, Action& selected);
-void add_gate_command(CLI::App& app, Action& selected);
+// What `gate --history` runs: the history's argv after `python -m history`
+// (exec_history in the binary; the gate's tests record it instead).
+using HistoryRunner = std::function<int(const std::vector<std::string>&)>;
+void add_gate_command(CLI::App& app, Action& selected, HistoryRunner run_history);
 void add_baseline_command(CLI::App& app, Action& selected);
 void add_qualify_command(CLI::App& app, Action& selected);
 void add_autocast_ops_command(CLI::App& app, Action& selected);

@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
   add_env_command(app, selected);
   add_list_command(app, selected);
   add_run_command(app, selected);
-  add_gate_command(app, selected);
+  add_gate_command(app, selected, exec_history);
   add_baseline_command(app, selected);
   add_qualify_command(app, selected);
   add_autocast_ops_command(app, selected);

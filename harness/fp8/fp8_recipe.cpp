@@ -5,10 +5,8 @@
 namespace ampbench::fp8 {
 
 std::optional<Scaling> parse_scaling(const std::string& name) {
-  if (name == "tensorwise") return Scaling::kTensorwise;
-  if (name == "rowwise") return Scaling::kRowwise;
-  if (name == "delayed") return Scaling::kDelayed;
-  if (name == "mxfp8") return Scaling::kMxfp8;
+  for (const Scaling s : {Scaling::kTensorwise, Scaling::kRowwise, Scaling::kDelayed, Scaling::kMxfp8})
+    if (scaling_name(s) == name) return s;
   return std::nullopt;
 }
 

@@ -326,5 +326,27 @@ TEST_F(GateCli, GoogleBenchmarkThroughCli11) {
   EXPECT_NE(err.find("pass --baseline FILE"), std::string::npos) << err;
 }
 
+// `gate --history` hands the history's gate what it honours (the db, one
+// current file, --min-effect, --rehearsal, the report paths) and refuses the
+// two-sided gate's flags before running anything.
+TEST(GateHistoryCli, PassesWhatItHonoursAndRefusesTheRest) {
+  std::vector<std::string> seen;
+  const cli::HistoryRunner record = [&seen](const std::vector<std::string>& argv) {
+    seen = argv;
+    return 1;
+  };
+  EXPECT_EQ(cli_status({"gate", "--history", "h.db", "--current", "c.json", "--rehearsal", "--markdown", "g.md",
+                        "--junit", "g.xml"}, record), 1);
+  EXPECT_EQ(seen, (std::vector<std::string>{"gate", "--db", "h.db", "--current", "c.json", "--rehearsal",
+                                            "--markdown", "g.md", "--junit", "g.xml"}));
+  seen.clear();
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(cli_status({"gate", "--history", "h.db", "--current", "c.json", "--paired"}, record), 2);
+  EXPECT_EQ(cli_status({"gate", "--history", "h.db", "--current", "a.json", "b.json"}, record), 2);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(seen.empty());
+  EXPECT_NE(err.find("--paired does not apply with --history"), std::string::npos) << err;
+}
+
 }  // namespace
 }  // namespace ampbench::gate

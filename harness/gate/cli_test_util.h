@@ -21,11 +21,19 @@ struct Outcome {
 };
 
 // Exit status only; what the command prints goes to the caller's streams.
-inline int cli_status(const std::vector<std::string>& args) {
+// `gate --history` hands its argv to `run_history`; by default a test that
+// does not expect it fails.
+inline int cli_status(const std::vector<std::string>& args, cli::HistoryRunner run_history = nullptr) {
+  if (!run_history) {
+    run_history = [](const std::vector<std::string>&) {
+      ADD_FAILURE() << "gate --history ran the history's gate unexpectedly";
+      return -3;
+    };
+  }
   CLI::App app{"ampbench", "ampbench"};
   app.require_subcommand(1);
   cli::Action selected;
-  cli::add_gate_command(app, selected);
+  cli::add_gate_command(app, selected, run_history);
   cli::add_baseline_command(app, selected);
   std::vector<const char*> argv = {"ampbench"};
   for (const auto& a : args) argv.push_back(a.c_str());

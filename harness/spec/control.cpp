@@ -34,6 +34,13 @@ std::string to_string(Control control) {
   return "unknown";
 }
 
+std::vector<Control> all_controls() {
+  std::vector<Control> out;
+  for (const auto& [c, name] : kNames)
+    if (c != Control::kNone) out.push_back(c);
+  return out;
+}
+
 std::optional<Control> parse_control(std::string_view name) {
   for (const auto& [c, n] : kNames)
     if (n == name) return c;

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 #include <string_view>
 
 namespace ampbench {
@@ -36,5 +37,7 @@ enum class Control {
 std::string to_string(Control control);
 // nullopt for a name that is no variant.
 std::optional<Control> parse_control(std::string_view name);
+// Every negative control (kNone excluded), in declaration order.
+std::vector<Control> all_controls();
 
 }  // namespace ampbench
