@@ -1,7 +1,6 @@
 // The convergence check's statistics against scipy (the expected values were
-// printed by scipy 1.x: stats.t.sf, special.betainc, stats.ttest_ind with
-// equal_var=False, alternative="greater"); pytest.reference's
-// test_convergence_stats.py compares them with scipy live.
+// printed by the venv's scipy: stats.t.sf, special.betainc, stats.ttest_ind
+// with equal_var=False, alternative="greater").
 #include "core/welch_test.h"
 
 #include <gtest/gtest.h>
