@@ -1,14 +1,15 @@
 """The convergence rule's false-alarm rate over extra seeds (docs/convergence.md).
 
-Reads a convergence run made over more seeds than the suite's ten (e.g. seeds
-11..50), cuts every case's runs into blocks of ten seeds, and judges each block
+Reads convergence runs made over more seeds than the suite's ten (e.g. the
+suite's seeds 1..10 and a copy over seeds 11..50; several files are joined
+case by case, in order), cuts every case's runs into blocks of ten seeds, and judges each block
 by the suite's rule with scipy, independently of the C++ harness:
 
 * correct precision vs fp32 on the same block of seeds;
 * fp32 vs fp32 on disjoint blocks (every ordered pair of blocks), the rule's
   size under the null: the two sides differ by seeds only.
 
-    python -m reference.python.convergence_false_alarms RESULTS.json
+    python -m reference.python.convergence_false_alarms RESULTS.json...
 
 Prints each alarm and the counts; exit 0.
 """
@@ -60,9 +61,17 @@ def alarms(candidate: list[dict], reference: list[dict], rule: dict) -> list[str
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("results")
+    parser.add_argument("results", nargs="+")
     args = parser.parse_args(argv)
-    cases = [c for c in read_bounded_json(args.results)["cases"] if c.get("convergence") and c["expect"] == "pass"]
+    cases: list[dict] = []
+    for path in args.results:
+        for c in read_bounded_json(path)["cases"]:
+            if not c.get("convergence") or c["expect"] != "pass":
+                continue
+            if same := next((k for k in cases if k["id"] == c["id"]), None):
+                same["convergence"]["runs"] += c["convergence"]["runs"]
+            else:
+                cases.append(c)
     fp32 = next(c for c in cases if c["precision"] == "fp32")
     rule = fp32["convergence"]["rule"]
     blocks = lambda c: [c["convergence"]["runs"][i:i + BLOCK]
