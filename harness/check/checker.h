@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "check/convergence_check.h"
 #include "check/envelope.h"
 #include "runner/case_record.h"
 
@@ -67,6 +68,9 @@ struct Verdict {
   // and, when one passed, the failures of the suite's seed it overruled.
   std::vector<Confirmation> confirmations;
   std::vector<std::string> overruled_failures;
+  // A converge case: the convergence rule's statistics (then `checks` holds
+  // its criteria and the equivalence fields are empty).
+  std::optional<ConvergenceSummary> convergence;
 };
 
 // Floors = max(units x unit roundoff, noise_factor x measured fp32 noise).

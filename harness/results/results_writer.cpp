@@ -1,4 +1,5 @@
 #include "results/results_writer.h"
+#include "results/convergence_json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -286,6 +287,8 @@ json case_to_json(const CaseResult& result) {
   // Only under --deterministic: absent, a reader cannot mistake "not asked"
   // for "asked and empty".
   j["fp8"] = fp8_json(s, r);
+  // Only in converge cases: every other case's JSON is unchanged.
+  if (s.convergence) j["convergence"] = convergence_to_json(r, r.status == RunStatus::kRan ? verdict : std::nullopt);
   if (r.fingerprint && r.status == RunStatus::kRan) j["fingerprint"] = fingerprint_to_json(*r.fingerprint);
   // Only in a compiled run's cases: an eager results file is unchanged.
   if (s.implementation == Implementation::kCompiled) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fp8/cast_trace.h"
+#include "runner/convergence_record.h"
 #include "spec/case_spec.h"
 #include "workloads/engagement.h"
 
@@ -183,6 +184,12 @@ struct CaseRecord {
   // The compiled implementation's case (the trajectory above is then the
   // compiled run's); none for the eager loop.
   std::optional<CompiledRun> compiled;
+  // A converge case: its curve per seed (then the per-step fields above are
+  // empty: there is no single trajectory).
+  std::optional<ConvergenceRecord> convergence;
+  // Set by the judge when this run proved the suite's input unusable (a
+  // convergence target its fp32 runs never reach): the session stops, exit 2.
+  bool input_unusable = false;
   double wall_seconds = 0;
 };
 

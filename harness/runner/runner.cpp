@@ -24,6 +24,7 @@
 #include "data/synthetic_data.h"
 #include "distributed/rank_agreement.h"
 #include "runner/bitflip.h"
+#include "runner/convergence_run.h"
 #include "runner/determinism.h"
 #include "runner/scaling.h"
 #include "runner/case_dump.h"
@@ -333,6 +334,12 @@ Runner::~Runner() {
   if (world_of_one_) distributed::shutdown(*world_of_one_);
 }
 
+const Dataset& Runner::dataset(const ConvergenceSettings& settings) const {
+  if (!dataset_ || dataset_->path != settings.data_file)
+    dataset_ = std::make_shared<const Dataset>(read_dataset_file(settings.dataset, settings.data_file));
+  return *dataset_;
+}
+
 distributed::Context& Runner::context() const {
   if (options_.context) return *options_.context;
   if (!world_of_one_) world_of_one_ = distributed::make_world_of_one();
@@ -367,31 +374,37 @@ CaseRecord Runner::run(const CaseSpec& spec) const {
     const c10::Device device(cuda ? c10::kCUDA : c10::kCPU, cuda ? static_cast<c10::DeviceIndex>(spec.device_index) : -1);
     const Workload& workload = find_workload(spec.workload->name());
     distributed::Context* context = workload.collective() ? &this->context() : nullptr;
-    train_recorded(spec, device, context, rec, options_.dump_dir, options_.inject_bitflip_step);
-    if (options_.fingerprint) rec.fingerprint = fingerprint_of(rec.loss, rec.final_params, rec.optimizer_state);
-    if (has_unabsorbed_nonfinite(rec)) rec.nonfinite = diagnose_nonfinite(spec, device, context);
-    if (spec.resume_at >= 0) {
-      CaseSpec straight = spec;
-      straight.resume_at = -1;
-      CaseRecord uninterrupted;
-      train_recorded(straight, device, context, uninterrupted);
-      rec.resume_mismatch = resume_difference(rec, uninterrupted, spec.resume_at);  // the checker fails the case
-    }
-    // The replayed step must be the eager one (the checker fails the case).
-    if (spec.cuda_graph) rec.graph_mismatch = graph_difference(spec, device, spec.throughput.warmup_steps, 3);
-    if (context) {
-      // The checker fails the case with a disagreement.
-      rec.rank_disagreement =
-          distributed::find_rank_disagreement({rec.scale, rec.skipped, rec.final_params}, *context);
-      if (!rec.rank_disagreement) rec.ranks_agreed = spec.world_size;
-    }
-    if (spec.is_baseline() && spec.skip_steps.empty()) {
-      measure_noise(spec, device, context, rec);
-      measure_replicas(spec, device, context, rec);
-    }
-    if (options_.measure_throughput && spec.throughput.enabled) {
-      rec.throughput = measure_throughput(spec, device, options_.inject_slowdown, context);
-      if (workload.replicated()) rec.ddp = measure_scaling(spec, device, *rec.throughput, context);
+    // A converge case trains per seed on real data (runner/convergence_run.h);
+    // its verdict is the convergence rule's, not the equivalence check's.
+    if (spec.convergence) {
+      rec.convergence = train_convergence(spec, dataset(*spec.convergence), device);
+    } else {
+      train_recorded(spec, device, context, rec, options_.dump_dir, options_.inject_bitflip_step);
+      if (options_.fingerprint) rec.fingerprint = fingerprint_of(rec.loss, rec.final_params, rec.optimizer_state);
+      if (has_unabsorbed_nonfinite(rec)) rec.nonfinite = diagnose_nonfinite(spec, device, context);
+      if (spec.resume_at >= 0) {
+        CaseSpec straight = spec;
+        straight.resume_at = -1;
+        CaseRecord uninterrupted;
+        train_recorded(straight, device, context, uninterrupted);
+        rec.resume_mismatch = resume_difference(rec, uninterrupted, spec.resume_at);  // the checker fails the case
+      }
+      // The replayed step must be the eager one (the checker fails the case).
+      if (spec.cuda_graph) rec.graph_mismatch = graph_difference(spec, device, spec.throughput.warmup_steps, 3);
+      if (context) {
+        // The checker fails the case with a disagreement.
+        rec.rank_disagreement =
+            distributed::find_rank_disagreement({rec.scale, rec.skipped, rec.final_params}, *context);
+        if (!rec.rank_disagreement) rec.ranks_agreed = spec.world_size;
+      }
+      if (spec.is_baseline() && spec.skip_steps.empty()) {
+        measure_noise(spec, device, context, rec);
+        measure_replicas(spec, device, context, rec);
+      }
+      if (options_.measure_throughput && spec.throughput.enabled) {
+        rec.throughput = measure_throughput(spec, device, options_.inject_slowdown, context);
+        if (workload.replicated()) rec.ddp = measure_scaling(spec, device, *rec.throughput, context);
+      }
     }
   } catch (const std::exception& e) {
     rec.status = RunStatus::kError;

@@ -9,6 +9,7 @@
 
 #include <c10/core/Device.h>
 
+#include "data/dataset_file.h"
 #include "data/synthetic_data.h"
 #include "runner/case_record.h"
 #include "spec/case_spec.h"
@@ -57,9 +58,12 @@ class Runner {
 
  private:
   distributed::Context& context() const;
+  // The converge cases' data, read once per file (data/dataset_file.h).
+  const Dataset& dataset(const ConvergenceSettings& settings) const;
 
   RunOptions options_;
   mutable std::shared_ptr<distributed::Context> world_of_one_;  // made on first use
+  mutable std::shared_ptr<const Dataset> dataset_;               // read on first use
 };
 
 // The data `spec` trains on: DataParallel scatters the whole batch of one

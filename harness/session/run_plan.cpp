@@ -13,6 +13,7 @@
 #include "runner/case_filter.h"
 #include "session/local_ranks.h"
 #include "session/compiled_case.h"
+#include "session/convergence_data.h"
 #include "session/suite_run.h"
 
 namespace ampbench {
@@ -149,6 +150,7 @@ RunPlan plan_run(const RunSettings& args) {
   if (plan.cases.empty())
     throw std::invalid_argument("--filter '" + shown_filter(args.filter) + "' matches no case of suite " +
                                 plan.suite.name);
+  prepare_convergence_data(plan.cases, plan.suite.path);
   plan.out_dir = args.out_dir.empty() ? default_out_dir(plan.suite.name, plan.device) : args.out_dir;
   // Distributed: --nproc N starts N ranks of this very command; a process
   // started with RANK/WORLD_SIZE/... (by that launcher, torchrun or Slurm)

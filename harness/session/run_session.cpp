@@ -323,6 +323,12 @@ int run_session(const RunSettings& args) {
     return *outcome.stopped;
   }
   writer->set("summary", outcome.summary.to_json());
+  if (!outcome.summary.unusable_input.empty()) {
+    // Left incomplete (no report): the cases after it never ran.
+    std::cerr << "ampbench run: error: " << outcome.summary.unusable_input << "; results so far (incomplete): "
+              << plan.results_path() << "\n";
+    return kExitUsage;
+  }
   writer->finish();
   return report_run(plan, args, *writer, outcome, env);
 }

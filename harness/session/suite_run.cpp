@@ -1,5 +1,6 @@
 #include "session/suite_run.h"
 #include "session/case_verdict.h"
+#include "check/convergence_verdict.h"
 #include "session/eta.h"
 #include "runner/case_filter.h"
 #include "runner/nonfinite.h"
@@ -211,6 +212,32 @@ std::string not_judged_reason(const std::string& baseline_id, const CaseRecord* 
          (baseline->reason.empty() ? "" : " (" + baseline->reason + ")");
 }
 
+// A converge case: the fp32 reference must itself reach the target (else the
+// suite's input is unusable: the run stops, exit 2); every other case is held
+// to the convergence rule against it. No engagement rule, no fresh-seed
+// confirmation: the rule already runs every seed.
+CaseResult judge_convergence(CaseRecord record, const std::map<std::string, CaseRecord>& baselines,
+                             std::optional<double> fp32_median, const RunContext& context) {
+  const CaseSpec& spec = record.spec;
+  std::optional<Verdict> verdict;
+  if (record.status == RunStatus::kRan && spec.is_baseline()) {
+    if (std::string why = reference_refusal(*record.convergence, *spec.convergence); !why.empty()) {
+      record.status = RunStatus::kError;
+      record.reason = "unusable input: " + why;
+      record.input_unusable = true;
+    }
+  } else if (record.status == RunStatus::kRan) {
+    const auto base = baselines.find(spec.baseline_id);
+    if (base == baselines.end() || base->second.status != RunStatus::kRan) {
+      record.status = RunStatus::kSkipped;
+      record.reason = not_judged_reason(spec.baseline_id, base == baselines.end() ? nullptr : &base->second);
+    } else {
+      verdict = convergence_verdict(record, base->second);
+    }
+  }
+  return make_case_result(std::move(record), std::move(verdict), std::nullopt, fp32_median, context.ceilings);
+}
+
 // CaseRecord -> checks -> CaseResult: the engagement rule and rank agreement
 // first (a mechanism that did not engage, or ranks that disagree, leave no
 // verdict to trust), then the comparison with the fp32 baseline.
@@ -218,6 +245,7 @@ CaseResult judge(CaseRecord record, const std::map<std::string, CaseRecord>& bas
                  const RunContext& context, std::optional<double> fp32_median) {
   const CaseSpec& spec = record.spec;
   std::optional<EngagementSummary> engagement;
+  if (spec.convergence) return judge_convergence(std::move(record), baselines, fp32_median, context);
   if (record.status == RunStatus::kRan) {
     engagement = summarize_engagement(record);
     // A case that went non-finite did not "fail to engage": its verdict names
@@ -277,6 +305,11 @@ SuiteRunSummary run_cases(const std::vector<CaseSpec>& cases, const Runner& runn
     before = elapsed;
     print_line(progress, index, static_cast<int>(cases.size()), result, elapsed, eta.remaining());
     summary.add(tally_of(result));
+    if (result.record.input_unusable) {
+      // Nothing more runs: every case after would be judged against it.
+      summary.unusable_input = result.reason;
+      break;
+    }
     if (spec.is_baseline()) baselines.emplace(spec.id, std::move(result.record));
   }
   return summary;

@@ -52,6 +52,9 @@ struct SuiteRunSummary {
   int borderline = 0;       // cases re-decided from fresh seeds (check/confirmation.h)
   int confirmation_runs = 0;
   int cleared = 0;          // ...that a fresh seed cleared
+  // Set when a case proved the suite's input unusable as it ran (a
+  // convergence target fp32 never reaches): the run stopped there, exit 2.
+  std::string unusable_input;
   // Teeth: how close the worst correct case came to its bound (max
   // distance/bound over its metrics) and how far beyond its bound the
   // mildest numerically caught control landed. Controls caught only by the

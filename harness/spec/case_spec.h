@@ -12,6 +12,7 @@
 #include "spec/model_family.h"
 #include "optim/impl.h"
 #include "spec/control.h"
+#include "spec/convergence_settings.h"
 #include "spec/device_kind.h"
 #include "spec/fp8_settings.h"
 #include "spec/implementation.h"
@@ -157,6 +158,9 @@ struct CaseSpec {
   // Set by `run --implementation compiled` (never by a suite file); fp32
   // baselines stay eager: they are the reference.
   Implementation implementation = Implementation::kEager;
+  // converge cases: trained per seed on real data and judged by the
+  // convergence rule instead of the equivalence check; nullopt otherwise.
+  std::optional<ConvergenceSettings> convergence;
 
   bool is_baseline() const { return baseline_id.empty(); }
   bool is_control() const { return variant != Control::kNone; }

@@ -6,7 +6,7 @@
 namespace ampbench {
 namespace {
 
-constexpr std::array<std::pair<Control, std::string_view>, 17> kNames = {{
+constexpr std::array<std::pair<Control, std::string_view>, 21> kNames = {{
     {Control::kNone, "correct"},
     {Control::kNoScaler, "no_scaler"},
     {Control::kFreshScalerEachStep, "fresh_scaler_each_step"},
@@ -24,6 +24,10 @@ constexpr std::array<std::pair<Control, std::string_view>, 17> kNames = {{
     {Control::kMxfp8CeilScales, "mxfp8_ceil_scales"},
     {Control::kMxfp8Block16, "mxfp8_block_16"},
     {Control::kMxfp8E8m0Wrap, "mxfp8_e8m0_wrap"},
+    {Control::kFp16WeightsNoMaster, "fp16_weights_no_master"},
+    {Control::kBf16WeightsNoMaster, "bf16_weights_no_master"},
+    {Control::kScalerGrowthOff, "scaler_growth_off"},
+    {Control::kScaleNeverRecovers, "scale_never_recovers"},
 }};
 
 }  // namespace

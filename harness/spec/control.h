@@ -31,6 +31,12 @@ enum class Control {
   kMxfp8CeilScales,   // block scales rounded up (ceil) instead of down (floor)
   kMxfp8Block16,      // 16 values per scale instead of 32
   kMxfp8E8m0Wrap,     // E8M0 exponents not clamped: a tiny block's wraps around
+  // The long-horizon mistakes of the converge workload (docs/convergence.md):
+  // harmless over a dozen steps, they show over thousands.
+  kFp16WeightsNoMaster,  // O2 without its float32 master weights: updates round away in float16
+  kBf16WeightsNoMaster,  // bfloat16 weights updated in place: updates round away in bfloat16
+  kScalerGrowthOff,      // a GradScaler that never grows from a small initial scale
+  kScaleNeverRecovers,   // after one injected overflow the scale backs off and never grows back
 };
 
 // The suite's name of a variant ("correct" for kNone).

@@ -36,6 +36,12 @@ const std::vector<WorkloadTraits>& all_workload_traits() {
       WorkloadTraits("multi").controls({Control::kUpdatePerOptimizer}).models(2).capturable(true),
       WorkloadTraits("dataparallel").replication(Replication::kThreads),
       WorkloadTraits("ddp").controls({Control::kRankDisagreement}).replication(Replication::kRanks),
+      // plain's step, trained to quality on real data over many seeds and
+      // judged by the convergence rule (spec/convergence_settings.h).
+      WorkloadTraits("converge").controls({Control::kFp16WeightsNoMaster, Control::kBf16WeightsNoMaster,
+                                           Control::kScalerGrowthOff, Control::kScaleNeverRecovers,
+                                           Control::kFp8FrozenScales})
+          .converges(true),
   };
   return catalog;
 }

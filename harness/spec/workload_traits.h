@@ -57,6 +57,9 @@ class WorkloadTraits {
   // Its timed step can be captured into a CUDA graph: no host reads, no
   // replicas (runner/graph_step.h).
   AMPBENCH_TRAIT(bool, capturable) = false;
+  // Trained to quality on real data, once per seed, and judged by the
+  // convergence rule (a suite's "convergence" section; docs/convergence.md).
+  AMPBENCH_TRAIT(bool, converges) = false;
 
  public:
   // The variants' suite names: "correct" first, then the controls.

@@ -21,6 +21,13 @@ CaseSpec baseline_for(const CaseSpec& c, const SuiteContext& ctx) {
   b.throughput.input = c.throughput.input;  // speedups compare like with like
   b.gate_min_effect = c.gate_min_effect;
   b.baseline_id.clear();
+  if (c.convergence) {
+    // One fp32 reference per model and optimizer: a control's own scaler
+    // settings and injected overflow are its mistake, not the reference's.
+    b.tag.clear();
+    b.inject_inf_step = -1;
+    b.scaler = ScalerSettings{};
+  }
   b.id = make_case_id(b);
   return b;
 }

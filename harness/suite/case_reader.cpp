@@ -62,6 +62,12 @@ CaseSpec make_case(const SuiteContext& ctx, const std::string& workload, const s
   c.throughput = ctx.throughput;
   c.expect = c.precision.verdict_required() ? Expect::kPass : Expect::kReport;
   c.gpu_sized = ctx.gpu_sized;
+  if (c.workload->converges()) {
+    if (!ctx.convergence)
+      throw SuiteError(ctx.file + ": the " + workload + " workload needs a \"convergence\" section (docs/convergence.md)");
+    c.convergence = *ctx.convergence;
+    c.throughput.enabled = false;  // the run is the measurement: steps to target, not samples/s
+  }
   return c;
 }
 

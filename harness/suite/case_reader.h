@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@ struct SuiteContext {
   ThroughputSettings throughput;
   EngagementRule engagement;
   bool gpu_sized = false;
+  std::optional<ConvergenceSettings> convergence;  // the suite's "convergence" section
 
   const ModelFamily* family(const std::string& name) const;
   std::vector<std::string> model_names() const;

@@ -3,6 +3,7 @@
 #include "io/json_file.h"
 #include "suite/case_list.h"
 #include "suite/case_reader.h"
+#include "suite/convergence_section.h"
 #include "suite/memory_estimate.h"
 #include "suite/suite_reader.h"
 #include "suite/suite_sections.h"
@@ -167,6 +168,7 @@ Suite parse_suite_root(const json& root, const std::string& path, DeviceKind dev
   ctx.tolerances = read_tolerances(top.child("tolerances"));
   ctx.throughput = read_throughput(top.child("throughput"));
   if (top.has("engagement")) ctx.engagement = read_engagement(top.child("engagement"));
+  if (top.has("convergence")) ctx.convergence = read_convergence(top.child("convergence"));
   suite.gate = read_gate(top.child("gate"));
 
   std::vector<CaseSpec> cases = read_cases(top, ctx);
@@ -179,6 +181,7 @@ Suite parse_suite_root(const json& root, const std::string& path, DeviceKind dev
     if (const std::string why = c.gpu_sized ? "" : memory_refusal(c, memory); !why.empty())
       throw SuiteError(path + ": case " + c.id + " cannot fit: " + why + " (check the model sizes and steps)");
   check_fp8_plans(cases, path);
+  check_convergence_cases(cases, path);
   suite.cases = std::move(cases);
   return suite;
 }

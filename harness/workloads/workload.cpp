@@ -22,6 +22,9 @@ const std::vector<Workload>& all_workloads() {
         {"plain", plain_step},       {"clip_norm", clip_norm_step}, {"clip_value", clip_value_step},
         {"accumulation", accumulation_step}, {"penalty", penalty_step}, {"multi", multi_step},
         {"dataparallel", dataparallel_step}, {"ddp", ddp_step},
+        // The convergence cases train the plain recipe; what differs is the
+        // data, the schedule and the verdict (runner/convergence_run.h).
+        {"converge", plain_step},
     };
     std::vector<Workload> out;
     for (const WorkloadTraits& traits : all_workload_traits()) {

@@ -1,0 +1,84 @@
+#include "results/convergence_json.h"
+
+#include <cmath>
+
+namespace ampbench {
+namespace {
+
+using nlohmann::json;
+
+json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+json numbers(const std::vector<double>& values) {
+  json out = json::array();
+  for (const double v : values) out.push_back(number(v));
+  return out;
+}
+
+json side_to_json(const ConvergenceSide& s) {
+  return {{"steps_to_target", numbers(s.steps_to_target)},  // null: never reached
+          {"final_accuracy", numbers(s.final_accuracy)},
+          {"missed", s.missed},
+          {"steps_to_target_trimmed_mean", number(s.steps_mean)},
+          {"steps_to_target_trimmed_stddev", number(s.steps_stddev)},
+          {"final_accuracy_trimmed_mean", number(s.accuracy_mean)},
+          {"final_accuracy_trimmed_stddev", number(s.accuracy_stddev)}};
+}
+
+json curve_to_json(const SeedCurve& c) {
+  return {{"seed", c.seed},
+          {"step", c.step},
+          {"accuracy", numbers(c.accuracy)},
+          {"loss", numbers(c.loss)},
+          {"train_loss", numbers(c.train_loss)},
+          {"scale", numbers(c.scale)},
+          {"skipped_steps", c.skipped_steps},
+          {"steps_to_target", c.steps_to_target ? json(*c.steps_to_target) : json(nullptr)},
+          {"final_accuracy", number(c.final_accuracy)}};
+}
+
+json summary_to_json(const ConvergenceSummary& s) {
+  json criteria = json::array();
+  for (const ConvergenceCriterion& k : s.criteria)
+    criteria.push_back({{"name", k.name}, {"value", number(k.value)}, {"limit", number(k.limit)},
+                        {"ratio", number(k.ratio)}, {"failed", k.failed}});
+  json test = nullptr;
+  if (s.steps_test)
+    test = {{"test", "welch_one_sided_greater"}, {"t", number(s.steps_test->t)}, {"df", number(s.steps_test->df)},
+            {"p", number(s.steps_test->p)}};
+  return {{"reference", side_to_json(s.reference)}, {"candidate", side_to_json(s.candidate)},
+          {"steps_test", test}, {"criteria", criteria}, {"max_ratio", number(s.max_ratio)}};
+}
+
+}  // namespace
+
+json convergence_to_json(const CaseRecord& record, const std::optional<Verdict>& verdict) {
+  const ConvergenceSettings& settings = *record.spec.convergence;
+  json seeds = json::array();
+  for (const std::uint64_t s : settings.seeds) seeds.push_back(s);
+  json out = {{"dataset", settings.dataset},
+              {"rule",
+               {{"seeds", seeds},
+                {"target_accuracy", settings.target_accuracy},
+                {"alpha", settings.alpha},
+                {"accuracy_band", settings.accuracy_band},
+                {"trim", kConvergenceTrim},
+                {"max_missed", kConvergenceMaxMissed},
+                {"warmup_steps", settings.warmup_steps},
+                {"eval_every", settings.eval_every},
+                {"max_epochs", settings.max_epochs}}},
+              {"runs", nullptr},
+              {"summary", nullptr}};
+  if (const std::optional<ConvergenceRecord>& r = record.convergence) {
+    out["data"] = {{"sha256", r->data_sha256}, {"train_size", r->train_size}, {"validation_size", r->validation_size}};
+    json runs = json::array();
+    for (const SeedCurve& c : r->seeds) runs.push_back(curve_to_json(c));
+    out["runs"] = runs;
+    // The fp32 reference states its own distribution; a judged case both sides.
+    out["summary"] = verdict && verdict->convergence ? summary_to_json(*verdict->convergence)
+                                                     : json{{"reference", side_to_json(convergence_side(*r))}};
+  }
+  return out;
+}
+
+}  // namespace ampbench

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Usage: convergence_ci_test.sh AMPBENCH PYTHON OUT
+# The convergence CI subset (suites/convergence-ci.json) end to end: the run
+# exits 0 only when every correct precision conforms and every expect: fail
+# control is caught; on top, the results must hold each precision of the
+# suite and each control, every control failing the rule (a criterion past
+# its limit), and the margins are printed for docs/convergence.md.
+set -u
+bin="$1"; python="$2"; out="$3"
+rm -rf "$out"; mkdir -p "$out"
+start=$(date +%s)
+"$bin" run --suite convergence-ci --device cpu --no-throughput --overwrite --out "$out/run" > "$out/run.log" 2>&1
+rc=$?
+cat "$out/run.log"
+echo "convergence_ci_test: the run took $(( $(date +%s) - start )) s"
+[[ $rc -eq 0 ]] || { echo "convergence_ci_test: error: the run exited $rc ($out/run.log)" >&2; exit 1; }
+exec "$python" - "$out/run/results.json" <<'PY'
+import json, math, sys
+doc = json.load(open(sys.argv[1]))
+cases = doc["cases"]
+correct = [c for c in cases if c["expect"] == "pass" and c["precision"] != "fp32"]
+controls = [c for c in cases if c["expect"] == "fail"]
+assert {c["precision"] for c in correct} >= {"fp16", "bf16"}, "the subset lost a precision"
+assert len(controls) >= 3, f"the subset holds {len(controls)} controls"
+for c in correct:
+    assert c["status"] == "pass" and not c["check"]["failures"], f"{c['id']}: {c['check']['failures']}"
+    assert len(c["convergence"]["runs"]) >= 10, f"{c['id']}: {len(c['convergence']['runs'])} runs"
+print(f"{'control':55} criterion: value / limit (margin = value/limit, p-value: alpha/p)")
+for c in controls:
+    assert c["status"] == "fail", f"{c['id']} was not caught"
+    bounds = c["check"]["bounds"]
+    past = {k: b for k, b in bounds.items() if b["max_ratio"] is None or b["max_ratio"] > 1}
+    assert past, f"{c['id']}: failed with no criterion past its limit"
+    for k, b in bounds.items():
+        r = b["max_ratio"]
+        print(f"{c['id']:55} {k}: {b['distance'][0]:.4g} / {b['bound'][0]:.4g} -> {'inf' if r is None else f'{r:.3g}x'}")
+PY
