@@ -48,6 +48,7 @@ endfunction()
 ampbench_fuzz_target(fuzz_suite
   SOURCES fuzz/fuzz_suite.cpp suite/suite.cpp suite/case_reader.cpp suite/case_list.cpp suite/suite_sections.cpp
           suite/memory_estimate.cpp suite/scripted_models.cpp suite/training_options.cpp suite/fp8_plans.cpp
+          suite/convergence_section.cpp
           spec/loss.cpp spec/fp8_settings.cpp spec/control.cpp spec/workload_traits.cpp models/model_family.cpp
           core/precision.cpp core/build_info.cpp io/json_file.cpp optim/impl.cpp amp/autocast_guard.cpp
   LINK ampbench_layer_models)
