@@ -161,7 +161,7 @@ TEST(Identities, DeviceAndControlNamesRoundTrip) {
       EXPECT_TRUE(w.offers(*c));
       seen.insert(name);
     }
-  EXPECT_EQ(seen.size(), 14u) << "a Control no workload offers";
+  EXPECT_EQ(seen.size(), 19u) << "a Control no workload offers";
   EXPECT_FALSE(parse_control("oops"));
   EXPECT_FALSE(workload_traits("plain").offers(Control::kRankDisagreement));
 }
