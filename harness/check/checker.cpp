@@ -2,6 +2,7 @@
 
 #include "check/fp8_scale_audit.h"
 #include "check/mx_scale_audit.h"
+#include "check/rowwise_scale_audit.h"
 
 #include <algorithm>
 #include <cmath>
@@ -248,10 +249,23 @@ void check_mx_scales(Verdict& v, const CaseRecord& rec) {
               " (scales rounded the wrong way, blocks of another size, or exponents past E8M0's range?)");
 }
 
+// Rowwise: every row's scale against torchao's rowwise rule.
+void check_rowwise_scales(Verdict& v, const CaseRecord& rec) {
+  const auto mismatch = first_rowwise_scale_mismatch(rec.rowwise_casts);
+  if (!mismatch) return;
+  v.metrics["fp8_scale_mismatch_cast"] = static_cast<double>(mismatch->cast);
+  v.scale_audit_failed = true;
+  require(v, false,
+          "rowwise scales of " + converted_layer_name(rec, mismatch->layer) + "'s " +
+              fp8_operand_name(mismatch->operand) + " at cast " + std::to_string(mismatch->cast) + ": " +
+              mismatch->what + " (scales not rounded down to a power of two, or along the wrong dimension?)");
+}
+
 // FP8: every traced cast's scale against the recipe's rule.
 void check_fp8_scales(Verdict& v, const CaseRecord& rec) {
   if (!rec.spec.fp8) return;
   if (rec.spec.fp8->recipe.scaling() == fp8::Scaling::kMxfp8) return check_mx_scales(v, rec);
+  if (rec.spec.fp8->recipe.scaling() == fp8::Scaling::kRowwise) return check_rowwise_scales(v, rec);
   const auto mismatch = first_fp8_scale_mismatch(rec.spec.fp8->recipe, rec.fp8_casts);
   if (!mismatch) return;
   v.metrics["fp8_scale_mismatch_cast"] = static_cast<double>(mismatch->cast);

@@ -5,7 +5,8 @@
 // One MX cast likewise: the amax of every 32-value block of the tensor cast
 // (along the cast's dimension, zero-padded) and the E8M0 exponents the cast
 // used, whatever its block size; check/mx_scale_audit.h holds them to the
-// MX rule.
+// MX rule. One rowwise cast: every row's amax along the cast's dimension
+// and the scale it used; check/rowwise_scale_audit.h.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,11 @@ struct MxCastTrace {
   int64_t rows = 0;
   std::vector<float> block_amax;    // rows x ceil(cols / 32), row-major
   std::vector<uint8_t> exponent;    // rows x the cast's blocks, row-major
+};
+
+struct RowwiseCastTrace {
+  std::vector<float> row_amax;
+  std::vector<float> scale;
 };
 
 }  // namespace ampbench::fp8

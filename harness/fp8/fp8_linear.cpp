@@ -1,7 +1,11 @@
 #include "fp8/fp8_linear.h"
 
 #include <ATen/autocast_mode.h>
+#include <ATen/core/grad_mode.h>
 #include <torch/autograd.h>
+
+#include <array>
+#include <optional>
 
 #include "fp8/fp8_cast.h"
 
@@ -21,9 +25,20 @@ at::ScalarType grad_format(const RecipeOptions& r) {
 }
 
 // The rowwise recipe's cast: one power-of-two scale per row along `axis`.
-Fp8Tensor rowwise(const at::Tensor& hp, at::ScalarType fp8, int64_t axis, const RecipeOptions& r) {
-  return cast_dynamic(hp, fp8, axis, /*pow2=*/true, r.saturate());
+// A recorded run logs each row's amax (taken apart from the cast) and the
+// scale the cast used, for the rowwise scale audit.
+Fp8Tensor rowwise(const at::Tensor& hp, at::ScalarType fp8, int64_t axis, const RecipeOptions& r,
+                  c10::List<at::Tensor>* log) {
+  Fp8Tensor cast = cast_dynamic(hp, fp8, axis, r.pow2_scales(), r.saturate());
+  if (log != nullptr) {
+    at::NoGradGuard no_grad;
+    log->push_back(at::amax(hp.abs(), {axis}).to(at::kFloat).flatten());
+    log->push_back(cast.scale.flatten());
+  }
+  return cast;
 }
+
+constexpr const char* kLogKeys[] = {"x_log", "w_log", "g_log"};
 
 // The recipe travels in the autograd context as plain values, and the
 // output gradient's per-tensor state as its tensors (updated in place), so a
@@ -38,6 +53,7 @@ void save_recipe(AutogradContext* ctx, const RecipeOptions& r) {
   ctx->saved_data["freeze_scales"] = r.freeze_scales();
   ctx->saved_data["input_amax_from_weight"] = r.input_amax_from_weight();
   ctx->saved_data["roll_history"] = r.roll_history();
+  ctx->saved_data["pow2_scales"] = r.pow2_scales();
 }
 
 RecipeOptions saved_recipe(AutogradContext* ctx) {
@@ -49,7 +65,8 @@ RecipeOptions saved_recipe(AutogradContext* ctx) {
       .e4m3_gradients(ctx->saved_data["e4m3_gradients"].toBool())
       .freeze_scales(ctx->saved_data["freeze_scales"].toBool())
       .input_amax_from_weight(ctx->saved_data["input_amax_from_weight"].toBool())
-      .roll_history(ctx->saved_data["roll_history"].toBool());
+      .roll_history(ctx->saved_data["roll_history"].toBool())
+      .pow2_scales(ctx->saved_data["pow2_scales"].toBool());
 }
 
 // A per-tensor cast (tensorwise or delayed) of hp, its scale from amax_source.
@@ -68,8 +85,12 @@ struct Fp8Matmul : torch::autograd::Function<Fp8Matmul> {
     const at::Tensor weight_t = weight.t();  // column-major, as torchao's weight_hp_t
     Fp8Tensor x, w_t;
     if (r.scaling() == Scaling::kRowwise) {
-      x = rowwise(input2d, kE4m3, -1, r);
-      w_t = rowwise(weight_t, kE4m3, 0, r);
+      auto logs = state->mx_log.casts;  // shares the lists' storage
+      const bool on = state->mx_log.enabled;
+      if (on)
+        for (int k = 0; k < 3; ++k) ctx->saved_data[kLogKeys[k]] = logs[k];
+      x = rowwise(input2d, kE4m3, -1, r, on ? &logs[0] : nullptr);
+      w_t = rowwise(weight_t, kE4m3, 0, r, on ? &logs[1] : nullptr);
     } else {
       x = per_tensor_cast(state->input, input2d, r.input_amax_from_weight() ? weight_t : input2d, kE4m3, r);
       w_t = per_tensor_cast(state->weight, weight_t, weight_t, kE4m3, r);
@@ -122,8 +143,14 @@ struct Fp8Matmul : torch::autograd::Function<Fp8Matmul> {
     } else {
       // torchao casts each operand again for each GEMM, along the GEMM's own
       // reduced dimension.
-      grad_input = scaled_mm(rowwise(g, gf, -1, r), rowwise(weight_t, kE4m3, -1, r).t(), out, false);
-      grad_weight = scaled_mm(rowwise(g, gf, 0, r).t(), rowwise(input2d, kE4m3, 0, r), out, false);
+      std::array<std::optional<c10::List<at::Tensor>>, 3> logs;
+      for (int k = 0; k < 3; ++k)
+        if (ctx->saved_data.count(kLogKeys[k])) logs[k] = ctx->saved_data[kLogKeys[k]].toTensorList();
+      auto log_of = [&](int k) { return logs[k] ? &*logs[k] : nullptr; };
+      grad_input = scaled_mm(rowwise(g, gf, -1, r, log_of(2)), rowwise(weight_t, kE4m3, -1, r, log_of(1)).t(), out,
+                             false);
+      grad_weight = scaled_mm(rowwise(g, gf, 0, r, log_of(2)).t(), rowwise(input2d, kE4m3, 0, r, log_of(0)), out,
+                              false);
     }
     return {grad_input, grad_weight, at::Tensor(), at::Tensor()};
   }

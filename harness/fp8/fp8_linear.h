@@ -22,7 +22,8 @@ struct Fp8LinearState {
   explicit Fp8LinearState(RecipeOptions recipe, const at::Device& device);
   RecipeOptions recipe;
   DelayedTensorState input, weight, grad_output;
-  // MXFP8: a recorded run's casts, for the scale audit.
+  // MXFP8 and rowwise: a recorded run's casts, for the scale audits (MX:
+  // block amaxes and exponents; rowwise: row amaxes and scales).
   MxCastLog mx_log;
 };
 

@@ -58,6 +58,8 @@ void RecipeOptions::validate() const {
               "not ", scaling_name(scaling_));
   TORCH_CHECK(roll_history_ || scaling_ == Scaling::kDelayed,
               "fp8 recipe: roll_history is a delayed-scaling setting, not one of ", scaling_name(scaling_));
+  TORCH_CHECK(pow2_scales_ || scaling_ == Scaling::kRowwise,
+              "fp8 recipe: pow2_scales is a rowwise setting, not one of ", scaling_name(scaling_));
   const bool mx = scaling_ == Scaling::kMxfp8;
   TORCH_CHECK(mx || (mx_scale_mode_ == MxScaleMode::kFloor && mx_block_ == kMxBlock && mx_clamp_exponent_),
               "fp8 recipe: mx_scale_mode, mx_block and mx_clamp_exponent are MXFP8 settings, not ones of ",
@@ -72,7 +74,7 @@ void RecipeOptions::validate() const {
 }
 
 bool RecipeOptions::faulted() const {
-  return !saturate_ || e4m3_gradients_ || freeze_scales_ || input_amax_from_weight_ || !roll_history_ ||
+  return !saturate_ || e4m3_gradients_ || freeze_scales_ || input_amax_from_weight_ || !roll_history_ || !pow2_scales_ ||
          mx_scale_mode_ == MxScaleMode::kCeil || mx_block_ != kMxBlock || !mx_clamp_exponent_;
 }
 

@@ -63,6 +63,9 @@ struct RecipeOptions {
   // The amax history rolled after each update (delayed); off, history[0]
   // is overwritten and the older entries are never seen.
   TORCH_ARG(bool, roll_history) = true;
+  // Rowwise only: each row's scale rounded down to a power of two, as
+  // torchao's rowwise recipe does; off, 448 / amax is used as it comes.
+  TORCH_ARG(bool, pow2_scales) = true;
   // MXFP8 only. The scale rule: floor (the OCP MX spec's, torchao's
   // default) or rceil (cuBLAS's); ceil is the mistake of rounding it up.
   TORCH_ARG(MxScaleMode, mx_scale_mode) = MxScaleMode::kFloor;

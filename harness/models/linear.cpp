@@ -22,6 +22,8 @@ std::shared_ptr<torch::nn::Module> LinearImpl::clone(const std::optional<c10::De
   copy->own_precision_reason_ = own_precision_reason_;
   static_cast<torch::nn::LinearImpl&>(*copy) =
       *std::dynamic_pointer_cast<torch::nn::LinearImpl>(torch::nn::LinearImpl::clone(device));
+  if (fp8_ && fp8_->recipe.scaling() != fp8::Scaling::kDelayed)
+    copy->fp8_ = std::make_shared<fp8::Fp8LinearState>(fp8_->recipe, copy->weight.device());
   return copy;
 }
 

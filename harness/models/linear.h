@@ -28,8 +28,12 @@ class LinearImpl : public torch::nn::LinearImpl {
   at::Tensor f_linear(const at::Tensor& input);
 
   // A deep copy of this type (torch::nn::Linear's own would be the base
-  // type, which a Sequential holding this one cannot take back), without
-  // the FP8 state: a clone of the model runs in its own precision.
+  // type, which a Sequential holding this one cannot take back). A layer
+  // under a recipe that keeps nothing between steps (tensorwise, rowwise,
+  // mxfp8) gives its copy a fresh state of the same recipe, as torch's
+  // replicate() keeps a Float8Linear's config: DataParallel's replicas run
+  // in FP8, each with its own (unrecorded) casts. Delayed scaling's state
+  // is the run's own: a copy runs in its own precision.
   std::shared_ptr<torch::nn::Module> clone(const std::optional<c10::Device>& device = std::nullopt) const override;
 
   // A layer its module reads by weight rather than through forward (as

@@ -124,10 +124,30 @@ TEST(Fp8Model, ViTAndTheDecoderRunEveryPlannedLayerInFp8) {
 }
 
 // DataParallel's replicas are clones: each Linear keeps this type (a
-// Sequential holding one takes only this type back) and no FP8 state.
-TEST(Fp8Model, AClonedModelKeepsTheTypeAndRunsInItsOwnPrecision) {
+// Sequential holding one takes only this type back); a dynamic recipe's
+// layers keep their recipe in a state of their own, delayed scaling's drop it.
+TEST(Fp8Model, AClonedModelKeepsTheTypeAndADynamicRecipeInStatesOfItsOwn) {
   const Model m = model("vit");
-  attach_fp8(*m.module, plan(m), fp8::RecipeOptions(fp8::Scaling::kTensorwise));
+  const auto states = attach_fp8(*m.module, plan(m), fp8::RecipeOptions(fp8::Scaling::kRowwise));
+  size_t in_fp8 = 0;
+  for (const auto& module : m.module->clone()->modules(false)) {
+    const auto* layer = module->as<LinearImpl>();
+    if (layer == nullptr || layer->fp8_state() == nullptr) continue;
+    ++in_fp8;
+    EXPECT_EQ(layer->fp8_state()->recipe.scaling(), fp8::Scaling::kRowwise);
+    for (const auto& s : states) EXPECT_NE(layer->fp8_state(), s.get());
+  }
+  EXPECT_EQ(in_fp8, states.size());
+  const at::Tensor x = at::randn({2, 16});
+  torch::nn::Sequential net(Linear(16, 32), Linear(32, 32), Linear(32, 16));
+  attach_fp8(*net, fp8::plan_conversion(*net, fp8::ConversionOptions()), fp8::RecipeOptions(fp8::Scaling::kTensorwise));
+  const auto net_copy = std::dynamic_pointer_cast<torch::nn::SequentialImpl>(net->clone());
+  EXPECT_TRUE(at::equal(net_copy->forward(x), net->forward(x)));  // the same FP8 forward
+}
+
+TEST(Fp8Model, AClonedModelRunsDelayedScalingInItsOwnPrecision) {
+  const Model m = model("vit");
+  attach_fp8(*m.module, plan(m), fp8::RecipeOptions(fp8::Scaling::kDelayed));
   const auto copy = m.module->clone();
   size_t linears = 0;
   for (const auto& module : copy->modules(false)) {

@@ -178,6 +178,9 @@ struct CaseRecord {
   // MXFP8 likewise: per converted layer, per operand, every cast's block
   // amaxes and exponents (check/mx_scale_audit.h).
   std::vector<std::array<std::vector<fp8::MxCastTrace>, 3>> mx_casts;
+  // Rowwise likewise: every cast's row amaxes and scales
+  // (check/rowwise_scale_audit.h).
+  std::vector<std::array<std::vector<fp8::RowwiseCastTrace>, 3>> rowwise_casts;
   // --deterministic: the hashes of this run (none otherwise, and for cases
   // that did not run).
   std::optional<CaseFingerprint> fingerprint;

@@ -11,6 +11,7 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "fp8/fp8_linear.h"
 #include "io/atomic_file.h"
 #include "optim/optimizers.h"
 
@@ -61,6 +62,25 @@ void save_optimizer(const torch::optim::Optimizer& opt, const std::string& prefi
   }
 }
 
+// The FP8 recipes' scaling state: delayed scaling's amax histories, scales
+// and update counts (a frozen tensorwise scale lives there too). The dynamic
+// recipes keep nothing between steps, so theirs restore nothing that matters.
+template <typename Fn>
+void for_each_fp8_state(const TrainingState& s, Fn fn) {
+  static const char* const kOperands[] = {"input", "weight", "grad_output"};
+  for (size_t i = 0; i < s.fp8_states.size(); ++i)
+    for (size_t l = 0; l < s.fp8_states[i].size(); ++l) {
+      fp8::Fp8LinearState& layer = *s.fp8_states[i][l];
+      fp8::DelayedTensorState* operands[] = {&layer.input, &layer.weight, &layer.grad_output};
+      for (int k = 0; k < 3; ++k) {
+        const std::string prefix = "fp8" + std::to_string(i) + "." + std::to_string(l) + "." + kOperands[k] + ".";
+        fn(prefix + "amax_history", operands[k]->history);
+        fn(prefix + "scale", operands[k]->scale);
+        fn(prefix + "updates", operands[k]->updates);
+      }
+    }
+}
+
 const at::Tensor& entry(const Entries& in, const std::string& name, const std::string& path) {
   const auto it = in.find(name);
   if (it == in.end()) throw std::runtime_error(path + ": checkpoint has no entry \"" + name + "\"");
@@ -106,6 +126,7 @@ void save_checkpoint(const TrainingState& s, const std::string& path) {
   for (size_t i = 0; i < s.optimizers.size(); ++i)
     save_optimizer(*s.optimizers[i], "optimizer" + std::to_string(i) + ".", out);
   for_each_master(s, [&](const std::string& name, const at::Tensor& t) { out.insert(name, t.detach().cpu()); });
+  for_each_fp8_state(s, [&](const std::string& name, const at::Tensor& t) { out.insert(name, t.cpu()); });
   if (s.scaler.is_enabled()) {
     const amp::GradScalerState st = s.scaler.state_dict();
     out.insert("scaler.scale", scalar(st.scale));
@@ -119,7 +140,7 @@ void save_checkpoint(const TrainingState& s, const std::string& path) {
   io::write_file_atomically(path, std::string(bytes.begin(), bytes.end()));
 }
 
-void load_checkpoint(TrainingState& s, const std::string& path, bool restore_scaler) {
+void load_checkpoint(TrainingState& s, const std::string& path, bool restore_scaler, bool restore_fp8) {
   std::ifstream file(path, std::ios::binary);
   if (!file) throw std::runtime_error(path + ": cannot read checkpoint");
   const std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
@@ -132,6 +153,8 @@ void load_checkpoint(TrainingState& s, const std::string& path, bool restore_sca
   for (size_t i = 0; i < s.optimizers.size(); ++i)
     load_optimizer(*s.optimizers[i], "optimizer" + std::to_string(i) + ".", in, path);
   for_each_master(s, [&](const std::string& name, const at::Tensor& t) { copy_into(t, entry(in, name, path), name, path); });
+  if (restore_fp8)
+    for_each_fp8_state(s, [&](const std::string& name, const at::Tensor& t) { copy_into(t, entry(in, name, path), name, path); });
   if (restore_scaler && s.scaler.is_enabled()) {
     amp::GradScalerState st;
     st.scale = entry(in, "scaler.scale", path).item<double>();

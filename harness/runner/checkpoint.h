@@ -8,7 +8,10 @@
 // parameter's index in its optimizer; field momentum_buffer | exp_avg |
 // exp_avg_sq | step | step_count), "scaler.<field>" (GradScalerState, as
 // float64/int64 scalars), "master<i>.<k>" (O2: model i's float32 master
-// weights, in its parameter order), "step_index".
+// weights, in its parameter order), "fp8<i>.<l>.<operand>.<field>" (model
+// i's converted layer l; operand input | weight | grad_output; field
+// amax_history | scale | updates: the FP8 recipe's scaling state),
+// "step_index".
 #pragma once
 
 #include <string>
@@ -21,8 +24,9 @@ void save_checkpoint(const TrainingState& s, const std::string& path);
 
 // Loads into a fresh state of the same case. restore_scaler=false is the
 // negative control that forgets the scaler state (the scale restarts at
-// init_scale). Throws std::runtime_error naming the file and the entry on a
+// init_scale); restore_fp8=false the one that forgets the FP8 scaling state
+// (a delayed recipe's histories restart empty, its scales at 1). Throws std::runtime_error naming the file and the entry on a
 // missing or misshapen entry.
-void load_checkpoint(TrainingState& s, const std::string& path, bool restore_scaler = true);
+void load_checkpoint(TrainingState& s, const std::string& path, bool restore_scaler = true, bool restore_fp8 = true);
 
 }  // namespace ampbench

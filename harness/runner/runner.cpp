@@ -98,7 +98,8 @@ void record_grad_health(const TrainingState& s, double backward_scale, GradHealt
 
 // A resume_at case at its resume step: checkpoint everything, destroy the
 // state, and load the checkpoint into a fresh one (the negative control
-// "resume_without_scaler_state" forgets the scaler's). With --dump the
+// "resume_without_scaler_state" forgets the scaler's, and
+// "resume_without_fp8_state" the FP8 recipe's). With --dump the
 // checkpoint stays in the case's dump folder for the Python oracle.
 std::unique_ptr<TrainingState> resumed(std::unique_ptr<TrainingState> state, const CaseSpec& spec,
                                        const c10::Device& device, distributed::Context* context,
@@ -112,10 +113,13 @@ std::unique_ptr<TrainingState> resumed(std::unique_ptr<TrainingState> state, con
   }
   const std::string path = dir + "/checkpoint.pt";
   save_checkpoint(*state, path);
+  const auto fp8_recording = state->fp8_states;  // the old layers' recording outlives them
   state.reset();
   auto fresh = make_training_state(spec, device, context);
   fresh->record_engagement = true;
-  load_checkpoint(*fresh, path, spec.variant != Control::kResumeWithoutScalerState);
+  carry_fp8_recording(fp8_recording, *fresh);
+  load_checkpoint(*fresh, path, spec.variant != Control::kResumeWithoutScalerState,
+                  spec.variant != Control::kResumeWithoutFp8State);
   if (!keep) {
     ::unlink(path.c_str());
     ::rmdir(dir.c_str());

@@ -6,7 +6,7 @@
 namespace ampbench {
 namespace {
 
-constexpr std::array<std::pair<Control, std::string_view>, 21> kNames = {{
+constexpr std::array<std::pair<Control, std::string_view>, 23> kNames = {{
     {Control::kNone, "correct"},
     {Control::kNoScaler, "no_scaler"},
     {Control::kFreshScalerEachStep, "fresh_scaler_each_step"},
@@ -21,6 +21,8 @@ constexpr std::array<std::pair<Control, std::string_view>, 21> kNames = {{
     {Control::kFp8E4m3Gradients, "fp8_e4m3_gradients"},
     {Control::kFp8HistoryNotRolled, "fp8_history_not_rolled"},
     {Control::kFp8NoSaturation, "fp8_no_saturation"},
+    {Control::kFp8RowwiseUnroundedScales, "fp8_rowwise_unrounded_scales"},
+    {Control::kResumeWithoutFp8State, "resume_without_fp8_state"},
     {Control::kMxfp8CeilScales, "mxfp8_ceil_scales"},
     {Control::kMxfp8Block16, "mxfp8_block_16"},
     {Control::kMxfp8E8m0Wrap, "mxfp8_e8m0_wrap"},

@@ -27,6 +27,8 @@ enum class Control {
   kFp8E4m3Gradients,       // output gradients in e4m3 instead of e5m2
   kFp8HistoryNotRolled,    // delayed scaling's amax history never rolled
   kFp8NoSaturation,        // the cast to 8 bits without its clamp
+  kFp8RowwiseUnroundedScales,  // rowwise scales not rounded down to a power of two
+  kResumeWithoutFp8State,      // a resumed delayed recipe starts its amax history again
   // The MXFP8 mistakes.
   kMxfp8CeilScales,   // block scales rounded up (ceil) instead of down (floor)
   kMxfp8Block16,      // 16 values per scale instead of 32

@@ -15,7 +15,8 @@ std::optional<fp8::Scaling> fp8_scaling(const PrecisionPolicy& precision) {
 bool is_fp8_control(Control control) {
   return control == Control::kFp8FrozenScales || control == Control::kFp8InputAmaxFromWeight ||
          control == Control::kFp8E4m3Gradients || control == Control::kFp8HistoryNotRolled ||
-         control == Control::kFp8NoSaturation || control == Control::kMxfp8CeilScales ||
+         control == Control::kFp8NoSaturation || control == Control::kFp8RowwiseUnroundedScales ||
+         control == Control::kResumeWithoutFp8State || control == Control::kMxfp8CeilScales ||
          control == Control::kMxfp8Block16 || control == Control::kMxfp8E8m0Wrap;
 }
 
@@ -53,6 +54,16 @@ std::string apply_fp8_control(Control control, const PrecisionPolicy& precision,
                " recipe: its scales come from the current amax, so no value reaches the clamp (a mistake of "
                "fp8_delayed only)";
       recipe.saturate(false);
+      return "";
+    case Control::kFp8RowwiseUnroundedScales:
+      if (recipe.scaling() != fp8::Scaling::kRowwise) break;
+      recipe.pow2_scales(false);
+      return "";
+    case Control::kResumeWithoutFp8State:
+      // A fault of the resume, not of the recipe: nothing to set here.
+      if (recipe.scaling() != fp8::Scaling::kDelayed)
+        return "negative control 'resume_without_fp8_state' forgets a scaling state the " + recipe_name +
+               " recipe does not keep (its scales come from the tensors being cast: a mistake of fp8_delayed only)";
       return "";
     case Control::kMxfp8CeilScales:
       if (!mx || recipe.mx_scale_mode() != fp8::MxScaleMode::kFloor) break;

@@ -9,7 +9,7 @@ namespace ampbench {
 
 // {"scaling", "history_len", "margin", "amax_compute", "convert_first",
 // "convert_last", and the faults: "saturate", "e4m3_gradients",
-// "freeze_scales", "input_amax_from_weight", "roll_history"; and MXFP8's
+// "freeze_scales", "input_amax_from_weight", "roll_history", "pow2_scales"; and MXFP8's
 // "mx_scale_mode", "mx_block", "mx_clamp_exponent"}: what a dump
 // gives the oracle and a results file records.
 inline nlohmann::json fp8_settings_json(const Fp8Settings& fp8) {
@@ -25,6 +25,7 @@ inline nlohmann::json fp8_settings_json(const Fp8Settings& fp8) {
           {"freeze_scales", r.freeze_scales()},
           {"input_amax_from_weight", r.input_amax_from_weight()},
           {"roll_history", r.roll_history()},
+          {"pow2_scales", r.pow2_scales()},
           {"mx_scale_mode", fp8::mx_scale_mode_name(r.mx_scale_mode())},
           {"mx_block", r.mx_block()},
           {"mx_clamp_exponent", r.mx_clamp_exponent()}};

@@ -22,7 +22,8 @@ const std::vector<WorkloadTraits>& all_workload_traits() {
       WorkloadTraits("plain")
           .controls({Control::kNoScaler, Control::kFreshScalerEachStep, Control::kResumeWithoutScalerState,
                      Control::kFp8FrozenScales, Control::kFp8InputAmaxFromWeight, Control::kFp8E4m3Gradients,
-                     Control::kFp8HistoryNotRolled, Control::kFp8NoSaturation, Control::kMxfp8CeilScales,
+                     Control::kFp8HistoryNotRolled, Control::kFp8NoSaturation, Control::kFp8RowwiseUnroundedScales,
+                     Control::kResumeWithoutFp8State, Control::kMxfp8CeilScales,
                      Control::kMxfp8Block16, Control::kMxfp8E8m0Wrap})
           .capturable(true),
       WorkloadTraits("clip_norm").controls({Control::kClipBeforeUnscale}).engages(Engages::kClipNorm).capturable(true),

@@ -180,9 +180,6 @@ void read_fp8(Reader& r, CaseSpec& c) {
                             "' is an FP8 mistake: it needs an fp8_* precision, not " + c.precision.name());
     return;
   }
-  // A checkpoint holds no FP8 scaling state: a resumed delayed recipe would
-  // start its history again, which the bitwise resume check would flag.
-  if (c.resume_at >= 0) r.fail("resume_at", c.precision.name() + ": the FP8 scaling state is not checkpointed");
   fp8::RecipeOptions& recipe = c.fp8->recipe;
   if (r.has("fp8")) {
     Reader f = r.child("fp8");
@@ -232,6 +229,8 @@ CaseSpec read_explicit_case(const SuiteContext& ctx, Reader r) {
   read_inject_inf_optimizer(r, c);
   if (c.variant == Control::kResumeWithoutScalerState && c.resume_at < 0)
     r.fail("variant", "resume_without_scaler_state needs a \"resume_at\"");
+  if (c.variant == Control::kResumeWithoutFp8State && c.resume_at < 0)
+    r.fail("variant", "resume_without_fp8_state needs a \"resume_at\"");
   read_overrides(r, c);
   read_fp8(r, c);
   read_expectation(r, c);

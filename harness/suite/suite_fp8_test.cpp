@@ -84,8 +84,10 @@ TEST(SuiteFp8, BadFp8SettingsAreRefusedNamingTheField) {
              "needs a \"tag\"");
   EXPECT_HAS(error_of(suite_with(one_case(R"("precision": "fp8_delayed", "tag": "x", "fp8": {"histroy_len": 2})"))),
              "histroy_len");
-  EXPECT_HAS(error_of(suite_with(one_case(R"("precision": "fp8_delayed", "tag": "x", "resume_at": 3)"))),
-             "cases[0].resume_at: fp8_delayed: the FP8 scaling state is not checkpointed");
+  // Resumable: the checkpoint holds the scaling state (runner/checkpoint.h).
+  const Suite resumed = parse_suite(suite_with(one_case(R"("precision": "fp8_delayed", "tag": "x", "resume_at": 3)")),
+                                    "t.json", DeviceKind::kCpu);
+  EXPECT_EQ(find_case(resumed, "plain/mlp/fp8_delayed/sgd@x").resume_at, 3);
 }
 
 TEST(SuiteFp8, EachControlSetsItsOneFaultOnARecipeThatCanMakeIt) {
@@ -94,7 +96,8 @@ TEST(SuiteFp8, EachControlSetsItsOneFaultOnARecipeThatCanMakeIt) {
       {"workload": "plain", "model": "mlp", "optimizer": "sgd", "precision": "fp8_delayed", "variant": "fp8_input_amax_from_weight", "expect": "fail"},
       {"workload": "plain", "model": "mlp", "optimizer": "sgd", "precision": "fp8_delayed", "variant": "fp8_e4m3_gradients", "expect": "fail"},
       {"workload": "plain", "model": "mlp", "optimizer": "sgd", "precision": "fp8_delayed", "variant": "fp8_history_not_rolled", "expect": "fail"},
-      {"workload": "plain", "model": "mlp", "optimizer": "sgd", "precision": "fp8_delayed", "variant": "fp8_no_saturation", "expect": "fail"}])"),
+      {"workload": "plain", "model": "mlp", "optimizer": "sgd", "precision": "fp8_delayed", "variant": "fp8_no_saturation", "expect": "fail"},
+      {"workload": "plain", "model": "mlp", "optimizer": "sgd", "precision": "fp8_rowwise", "variant": "fp8_rowwise_unrounded_scales", "expect": "fail"}])"),
                               "t.json", DeviceKind::kCpu);
   EXPECT_TRUE(find_case(s, "plain+fp8_frozen_scales/mlp/fp8_tensorwise/sgd").fp8->recipe.freeze_scales());
   EXPECT_TRUE(find_case(s, "plain+fp8_input_amax_from_weight/mlp/fp8_delayed/sgd").fp8->recipe.input_amax_from_weight());
@@ -104,6 +107,9 @@ TEST(SuiteFp8, EachControlSetsItsOneFaultOnARecipeThatCanMakeIt) {
   EXPECT_FALSE(unsaturated.fp8->recipe.saturate());
   EXPECT_FALSE(unsaturated.fp8->recipe.freeze_scales());  // one fault each
   EXPECT_EQ(unsaturated.baseline_id, "plain/mlp/fp32/sgd");
+  const CaseSpec& unrounded = find_case(s, "plain+fp8_rowwise_unrounded_scales/mlp/fp8_rowwise/sgd");
+  EXPECT_FALSE(unrounded.fp8->recipe.pow2_scales());
+  EXPECT_TRUE(unrounded.fp8->recipe.faulted());
 }
 
 TEST(SuiteFp8, AControlTheRecipeCannotMakeIsRefusedWithTheReason) {
@@ -119,6 +125,9 @@ TEST(SuiteFp8, AControlTheRecipeCannotMakeIsRefusedWithTheReason) {
   EXPECT_HAS(error_of(suite_with(one_case(
                  R"("precision": "fp8_tensorwise", "variant": "fp8_history_not_rolled", "expect": "fail")"))),
              "is not a mistake the tensorwise recipe can make");
+  EXPECT_HAS(error_of(suite_with(one_case(
+                 R"("precision": "fp8_delayed", "variant": "fp8_rowwise_unrounded_scales", "expect": "fail")"))),
+             "is not a mistake the delayed recipe can make");
 }
 
 TEST(SuiteFp8, ModelsWorkloadsAndScalersFp8CannotRunAreRefusedAtLoad) {
@@ -131,8 +140,11 @@ TEST(SuiteFp8, ModelsWorkloadsAndScalersFp8CannotRunAreRefusedAtLoad) {
              "is a torch::nn::Linear, not the model families' Linear: it cannot run in FP8");
   EXPECT_HAS(error_of(suite_with(R"([{"workload": "penalty", "model": "mlp", "optimizer": "sgd", "precision": "fp8_rowwise"}])")),
              "penalty differentiates the backward pass, which the FP8 Linear's GEMMs cannot");
-  EXPECT_HAS(error_of(suite_with(R"([{"workload": "dataparallel", "model": "mlp", "optimizer": "sgd", "precision": "fp8_rowwise", "world_size": 2, "tag": "2"}])")),
-             "fp8_rowwise runs the single-process workloads only");
+  EXPECT_HAS(error_of(suite_with(R"([{"workload": "dataparallel", "model": "mlp", "optimizer": "sgd", "precision": "fp8_delayed", "world_size": 2, "tag": "2"}])")),
+             "fp8_delayed runs the single-process workloads only; dataparallel replicates the model, and delayed "
+             "scaling's amax history would need to be shared");
+  EXPECT_HAS(error_of(suite_with(R"([{"workload": "ddp", "model": "mlp", "optimizer": "sgd", "precision": "fp8_delayed", "world_size": 2, "tag": "2"}])")),
+             "fp8_delayed runs the single-process workloads only; ddp replicates the model");
   EXPECT_HAS(error_of(suite_with(one_case(R"("precision": "fp8_tensorwise", "scaler_enabled": true, "tag": "s")"))),
              "fp8_tensorwise with a GradScaler is a configuration mistake");
 }

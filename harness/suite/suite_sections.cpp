@@ -254,13 +254,20 @@ std::string family_precision_refusal(const std::string& workload, const ModelFam
 
 std::string precision_refusal(const std::string& workload, const PrecisionPolicy& precision) {
   const WorkloadTraits& traits = workload_traits(workload);
-  // The FP8 Linear's backward is not itself differentiable, and its scaling
-  // state lives in the module a replica is cloned from (or, under DDP, is
-  // per rank: amax is not all-reduced as Transformer Engine does).
+  // The FP8 Linear's backward is not itself differentiable (_scaled_mm has
+  // no derivative; torchao's Float8Linear fails a gradient penalty too). Delayed scaling's
+  // state lives in the module a replica is cloned from, and under DDP would
+  // need its amaxes all-reduced across ranks, as Transformer Engine does; the
+  // dynamic recipes keep no state and replicate as torchao's do.
   if (precision.is_fp8() && traits.second_order())
-    return precision.name() + ": " + workload + " differentiates the backward pass, which the FP8 Linear's GEMMs cannot";
-  if (precision.is_fp8() && traits.replicated())
-    return precision.name() + " runs the single-process workloads only; " + workload + " replicates the model";
+    return precision.name() + ": " + workload +
+           " differentiates the backward pass, which the FP8 Linear's GEMMs cannot (at::_scaled_mm has no "
+           "derivative; torchao's Float8Linear cannot either)";
+  if (precision.precision() == Precision::kFp8Delayed && traits.replicated())
+    return precision.name() + " runs the single-process workloads only; " + workload +
+           " replicates the model, and delayed scaling's amax history would need to be shared by the replicas "
+           "(all-reduced across ranks, as Transformer Engine's reduce_amax does), which this harness does not do; "
+           "fp8_tensorwise, fp8_rowwise and mxfp8 keep no state and run it";
   if (precision.model_dtype() == c10::ScalarType::Float || !traits.replicated()) return "";
   return precision.name() + " runs the single-process workloads only; " + workload +
          " replicates the model (use fp16 for its O1 column)";

@@ -11,7 +11,7 @@ WORKLOADS = ("plain", "clip_norm", "clip_value", "accumulation", "penalty", "mul
 VARIANTS = {
     "plain": ("correct", "no_scaler", "fresh_scaler_each_step", "resume_without_scaler_state",
               "fp8_frozen_scales", "fp8_input_amax_from_weight", "fp8_e4m3_gradients", "fp8_history_not_rolled",
-              "fp8_no_saturation", "mxfp8_ceil_scales", "mxfp8_block_16", "mxfp8_e8m0_wrap"),
+              "fp8_no_saturation", "fp8_rowwise_unrounded_scales", "resume_without_fp8_state", "mxfp8_ceil_scales", "mxfp8_block_16", "mxfp8_e8m0_wrap"),
     "clip_norm": ("correct", "clip_before_unscale"),
     "clip_value": ("correct", "clip_before_unscale"),
     "accumulation": ("correct", "step_every_microbatch"),
@@ -39,8 +39,9 @@ BENCH_NOT_RUN_REASON = {**NOT_RUN_REASON,
 # A dump's "fp8" fault flags, as the correct recipe leaves them.
 FP8_CORRECT_FAULTS = {"saturate": True, "e4m3_gradients": False, "freeze_scales": False,
                       "input_amax_from_weight": False, "roll_history": True}
-# ... and its MX fault flags (an MX scale mode of "ceil" is a mistake too).
-MX_CORRECT_FAULTS = {"mx_block": 32, "mx_clamp_exponent": True}
+# ... and the flags older dumps lack, read with their default: MX's (an MX
+# scale mode of "ceil" is a mistake too) and rowwise's power-of-two scales.
+MX_CORRECT_FAULTS = {"mx_block": 32, "mx_clamp_exponent": True, "pow2_scales": True}
 OPTIMIZERS = ("sgd", "adam", "adamw")
 # torch.optim's keyword arguments (harness/optim/impl.h Settings): SGD's
 # momentum is the harness's 0.9, AdamW's weight decay 0.01.
@@ -237,6 +238,9 @@ def replay_refusal(spec: Spec) -> str | None:
         return NOT_RUN_REASON[spec.precision]
     mx_faulted = spec.fp8 is not None and (any(spec.fp8.get(k, v) != v for k, v in MX_CORRECT_FAULTS.items())
                                            or spec.fp8.get("mx_scale_mode") == "ceil")
+    if spec.variant == "resume_without_fp8_state":
+        return ("an FP8 negative control: its resumed run forgets the delayed recipe's scaling state, and the oracle "
+                "runs uninterrupted; the control is judged by the bitwise resume check and the scale audit")
     if spec.fp8 is not None and (mx_faulted or any(spec.fp8[k] != v for k, v in FP8_CORRECT_FAULTS.items())):
         return ("an FP8 negative control: the oracle's recipes (torchao's Float8Linear and emulated MX path, the delayed-scaling "
                 "reference) make no FP8 mistakes; the control is judged by its distance from fp32")
