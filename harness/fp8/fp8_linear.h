@@ -12,6 +12,7 @@
 #include "fp8/delayed_scaling.h"
 #include "fp8/fp8_recipe.h"
 #include "fp8/mx_linear.h"
+#include "fp8/nvfp4_linear.h"
 
 namespace ampbench::fp8 {
 
@@ -24,6 +25,9 @@ struct Fp8LinearState {
   DelayedTensorState input, weight, grad_output;
   // MXFP8: a recorded run's casts, for the scale audit.
   MxCastLog mx_log;
+  // NVFP4: the Hadamard signs and the stochastic rounding stream (unset for
+  // the other recipes).
+  std::unique_ptr<Nvfp4Stream> nvfp4;
 };
 
 // input [..., in], weight [out, in], bias [out] or undefined. Differentiable
