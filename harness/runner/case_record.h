@@ -177,6 +177,8 @@ struct CaseRecord {
   // MXFP8 likewise: per converted layer, per operand, every cast's block
   // amaxes and exponents (check/mx_scale_audit.h).
   std::vector<std::array<std::vector<fp8::MxCastTrace>, 3>> mx_casts;
+  // NVFP4 likewise (check/nvfp4_scale_audit.h).
+  std::vector<std::array<std::vector<fp8::Nvfp4CastTrace>, 3>> nvfp4_casts;
   // --deterministic: the hashes of this run (none otherwise, and for cases
   // that did not run).
   std::optional<CaseFingerprint> fingerprint;

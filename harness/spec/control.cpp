@@ -6,7 +6,7 @@
 namespace ampbench {
 namespace {
 
-constexpr std::array<std::pair<Control, std::string_view>, 17> kNames = {{
+constexpr std::array<std::pair<Control, std::string_view>, 21> kNames = {{
     {Control::kNone, "correct"},
     {Control::kNoScaler, "no_scaler"},
     {Control::kFreshScalerEachStep, "fresh_scaler_each_step"},
@@ -24,6 +24,10 @@ constexpr std::array<std::pair<Control, std::string_view>, 17> kNames = {{
     {Control::kMxfp8CeilScales, "mxfp8_ceil_scales"},
     {Control::kMxfp8Block16, "mxfp8_block_16"},
     {Control::kMxfp8E8m0Wrap, "mxfp8_e8m0_wrap"},
+    {Control::kNvfp4SameStream, "nvfp4_same_stream"},
+    {Control::kNvfp4NoHadamard, "nvfp4_no_hadamard"},
+    {Control::kNvfp4Block32, "nvfp4_block_32"},
+    {Control::kNvfp4NoTensorScale, "nvfp4_no_tensor_scale"},
 }};
 
 }  // namespace

@@ -30,6 +30,11 @@ enum class Control {
   kMxfp8CeilScales,   // block scales rounded up (ceil) instead of down (floor)
   kMxfp8Block16,      // 16 values per scale instead of 32
   kMxfp8E8m0Wrap,     // E8M0 exponents not clamped: a tiny block's wraps around
+  // The NVFP4 mistakes.
+  kNvfp4SameStream,     // stochastic rounding reseeded every step: the same draws
+  kNvfp4NoHadamard,     // the weight gradient's operands not transformed
+  kNvfp4Block32,        // 32 values per E4M3 scale instead of 16
+  kNvfp4NoTensorScale,  // single-level scaling: no fp32 tensor scale
 };
 
 // The suite's name of a variant ("correct" for kNone).
