@@ -3,6 +3,7 @@
 #include "check/fp8_scale_audit.h"
 #include "check/mx_scale_audit.h"
 #include "check/rowwise_scale_audit.h"
+#include "check/nvfp4_scale_audit.h"
 
 #include <algorithm>
 #include <cmath>
@@ -261,11 +262,26 @@ void check_rowwise_scales(Verdict& v, const CaseRecord& rec) {
               mismatch->what + " (scales not rounded down to a power of two, or along the wrong dimension?)");
 }
 
+// NVFP4: every cast's block scales, stochastic draws and Hadamard transform
+// against the recipe.
+void check_nvfp4_casts(Verdict& v, const CaseRecord& rec) {
+  const auto mismatch = first_nvfp4_mismatch(rec.spec.fp8->recipe, rec.nvfp4_casts);
+  if (!mismatch) return;
+  v.metrics["fp8_scale_mismatch_cast"] = static_cast<double>(mismatch->cast);
+  v.scale_audit_failed = true;
+  require(v, false,
+          "NVFP4 casts of " + converted_layer_name(rec, mismatch->layer) + "'s " +
+              fp8_operand_name(mismatch->operand) + " at cast " + std::to_string(mismatch->cast) + ": " +
+              mismatch->what +
+              " (blocks of another size, no tensor scale, the rounding stream reseeded, or no Hadamard transform?)");
+}
+
 // FP8: every traced cast's scale against the recipe's rule.
 void check_fp8_scales(Verdict& v, const CaseRecord& rec) {
   if (!rec.spec.fp8) return;
   if (rec.spec.fp8->recipe.scaling() == fp8::Scaling::kMxfp8) return check_mx_scales(v, rec);
   if (rec.spec.fp8->recipe.scaling() == fp8::Scaling::kRowwise) return check_rowwise_scales(v, rec);
+  if (rec.spec.fp8->recipe.scaling() == fp8::Scaling::kNvfp4) return check_nvfp4_casts(v, rec);
   const auto mismatch = first_fp8_scale_mismatch(rec.spec.fp8->recipe, rec.fp8_casts);
   if (!mismatch) return;
   v.metrics["fp8_scale_mismatch_cast"] = static_cast<double>(mismatch->cast);

@@ -8,7 +8,8 @@ namespace ampbench {
 const std::vector<std::string>& PrecisionPolicy::names() {
   static const std::vector<std::string> all = {"fp32",           "fp16",        "bf16",
                                                    "tf32",           "o2",          "o3",
-                                                   "fp8_tensorwise", "fp8_rowwise", "fp8_delayed", "mxfp8"};
+                                                   "fp8_tensorwise", "fp8_rowwise", "fp8_delayed", "mxfp8",
+                                                   "nvfp4"};
   return all;
 }
 
@@ -23,9 +24,10 @@ PrecisionPolicy PrecisionPolicy::parse(const std::string& name) {
   if (name == "fp8_rowwise") return PrecisionPolicy(Precision::kFp8Rowwise);
   if (name == "fp8_delayed") return PrecisionPolicy(Precision::kFp8Delayed);
   if (name == "mxfp8") return PrecisionPolicy(Precision::kMxfp8);
+  if (name == "nvfp4") return PrecisionPolicy(Precision::kNvfp4);
   throw std::invalid_argument(
       "unsupported precision '" + name +
-      "' (expected fp32, fp16, bf16, tf32, o2, o3, fp8_tensorwise, fp8_rowwise, fp8_delayed or mxfp8)");
+      "' (expected fp32, fp16, bf16, tf32, o2, o3, fp8_tensorwise, fp8_rowwise, fp8_delayed, mxfp8 or nvfp4)");
 }
 
 std::string PrecisionPolicy::name() const {
@@ -40,6 +42,7 @@ std::string PrecisionPolicy::name() const {
     case Precision::kFp8Rowwise: return "fp8_rowwise";
     case Precision::kFp8Delayed: return "fp8_delayed";
     case Precision::kMxfp8: return "mxfp8";
+    case Precision::kNvfp4: return "nvfp4";
   }
   return "?";
 }
@@ -55,7 +58,8 @@ std::optional<c10::ScalarType> PrecisionPolicy::autocast_dtype() const {
     case Precision::kTf32:
     case Precision::kO2:
     case Precision::kO3:
-    case Precision::kMxfp8: return std::nullopt;
+    case Precision::kMxfp8:
+    case Precision::kNvfp4: return std::nullopt;
   }
   return std::nullopt;
 }
@@ -107,6 +111,7 @@ double PrecisionPolicy::unit_roundoff() const {
     case Precision::kFp8Rowwise:
     case Precision::kFp8Delayed:
     case Precision::kMxfp8: return std::ldexp(1.0, -4);
+    case Precision::kNvfp4: return std::ldexp(1.0, -2);  // E2M1: one mantissa bit
   }
   return 0.0;
 }

@@ -25,8 +25,11 @@ namespace ampbench {
 // everything else under bf16 autocast, with float32 weights. mxfp8 runs them
 // as torchao's emulated MXFP8 path and everything else in float32: that path
 // takes one dtype for both GEMM operands, so a bf16 activation on a float32
-// weight (autocast's case) is one it refuses.
-enum class Precision { kFp32, kFp16, kBf16, kTf32, kO2, kO3, kFp8Tensorwise, kFp8Rowwise, kFp8Delayed, kMxfp8 };
+// weight (autocast's case) is one it refuses. nvfp4 likewise (4-bit E2M1
+// blocks under E4M3 scales, emulated; fp8/nvfp4_linear.h).
+enum class Precision {
+  kFp32, kFp16, kBf16, kTf32, kO2, kO3, kFp8Tensorwise, kFp8Rowwise, kFp8Delayed, kMxfp8, kNvfp4
+};
 
 class PrecisionPolicy {
  public:
@@ -44,7 +47,8 @@ class PrecisionPolicy {
   // precision's: fp8/fp8_recipe.h).
   bool is_fp8() const {
     return precision_ == Precision::kFp8Tensorwise || precision_ == Precision::kFp8Rowwise ||
-           precision_ == Precision::kFp8Delayed || precision_ == Precision::kMxfp8;
+           precision_ == Precision::kFp8Delayed || precision_ == Precision::kMxfp8 ||
+           precision_ == Precision::kNvfp4;
   }
 
   // The autocast dtype (bfloat16 for the FP8 precisions' other ops), or nullopt for fp32 and tf32 (no autocast region:

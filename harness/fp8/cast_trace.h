@@ -30,4 +30,20 @@ struct RowwiseCastTrace {
   std::vector<float> scale;
 };
 
+// One NVFP4 cast (fp8/nvfp4_linear.h): which GEMM it fed, what was cast
+// (amaxes of its 16-value blocks and of the whole tensor, and of the
+// 16-value blocks before the Hadamard transform for the weight gradient's
+// GEMM), the E4M3 block scales it used, and the first stochastic draws
+// (none when it rounded to nearest); check/nvfp4_scale_audit.h holds them
+// to the NVFP4 rule.
+struct Nvfp4CastTrace {
+  int gemm = 0;  // 0 output, 1 grad_input, 2 grad_weight
+  int64_t rows = 0;
+  std::vector<float> block_amax;      // rows x cols / 16, row-major
+  float tensor_amax = 0;
+  std::vector<float> raw_block_amax;  // grad_weight's casts: before the transform
+  std::vector<float> block_scale;     // rows x the cast's blocks, as float
+  std::vector<float> draws;           // the first stochastic draws
+};
+
 }  // namespace ampbench::fp8

@@ -169,7 +169,8 @@ Fp8LinearState::Fp8LinearState(RecipeOptions recipe_, const at::Device& device)
     : recipe(validated(std::move(recipe_))),
       input(DelayedTensorState::fresh(recipe.history_len(), device)),
       weight(DelayedTensorState::fresh(recipe.history_len(), device)),
-      grad_output(DelayedTensorState::fresh(recipe.history_len(), device)) {}
+      grad_output(DelayedTensorState::fresh(recipe.history_len(), device)),
+      nvfp4(recipe.scaling() == Scaling::kNvfp4 ? std::make_unique<Nvfp4Stream>(recipe) : nullptr) {}
 
 at::Tensor fp8_linear(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias,
                       Fp8LinearState& state) {
@@ -190,6 +191,9 @@ at::Tensor fp8_linear(const at::Tensor& input, const at::Tensor& weight, const a
     // torchao's emulated MX path sees no autocast: the output in the input's dtype.
     out = mx_matmul(input.reshape({-1, input.size(-1)}), weight, state.recipe,
                     {&state.input, &state.weight, &state.grad_output}, state.mx_log);
+  } else if (state.recipe.scaling() == Scaling::kNvfp4) {
+    // Emulated like MXFP8, below autocast: the output in the input's dtype.
+    out = nvfp4_matmul(input.reshape({-1, input.size(-1)}), weight, *state.nvfp4);
   } else {
     out = Fp8Matmul::apply(x.reshape({-1, x.size(-1)}), weight, &state, out_dtype);
   }

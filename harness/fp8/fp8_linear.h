@@ -12,6 +12,7 @@
 #include "fp8/delayed_scaling.h"
 #include "fp8/fp8_recipe.h"
 #include "fp8/mx_linear.h"
+#include "fp8/nvfp4_linear.h"
 
 namespace ampbench::fp8 {
 
@@ -25,6 +26,9 @@ struct Fp8LinearState {
   // MXFP8 and rowwise: a recorded run's casts, for the scale audits (MX:
   // block amaxes and exponents; rowwise: row amaxes and scales).
   MxCastLog mx_log;
+  // NVFP4: the Hadamard signs and the stochastic rounding stream (unset for
+  // the other recipes).
+  std::unique_ptr<Nvfp4Stream> nvfp4;
 };
 
 // input [..., in], weight [out, in], bias [out] or undefined. Differentiable

@@ -4,9 +4,10 @@
 //
 //   ampbench_fp8_probe < request.json > result.json
 //
-// request: {"recipe": {"scaling": "tensorwise"|"rowwise"|"delayed"|"mxfp8",
+// request: {"recipe": {"scaling": "tensorwise"|"rowwise"|"delayed"|"mxfp8"|"nvfp4",
 //                      "history_len": 16, "margin": 0, "amax_compute": "max",
 //                      "mx_scale_mode": "floor"|"rceil"|"ceil", "mx_block": 32,
+//                      "nvfp4_block": 16, "nvfp4_seed": 0,
 //                      and the faults of fp8/fp8_recipe.h by name},
 //           "dtype": "float32"|"bfloat16" (input and output gradient),
 //           "weight_dtype": the weight's and bias's (default: dtype; float32
@@ -36,6 +37,13 @@
 // or one MX cast (fp8/mx_cast.h) of a 2-D tensor along its last dimension:
 // request: {"mx_cast": {"input": [[...]], "dtype": "float32", "recipe": {...}}}
 // result:  {"data": flat e4m3 values as floats, "exponent": flat uint8 E8M0}
+//
+// or one NVFP4 cast (fp8/nvfp4_cast.h), stochastic when draws are given,
+// after the random Hadamard transform when "hadamard" is true:
+// request: {"nvfp4_cast": {"input": [[...]], "dtype": "float32", "recipe": {...},
+//                          "uniform": [[...]] (optional), "hadamard": false}}
+// result:  {"data": flat E2M1 values, "block_scale": flat E4M3 scales as
+//           floats, "tensor_scale": float or null, "signs": the 16 signs}
 // A refused recipe exits 2 with the reason on stderr.
 #include <ATen/ATen.h>
 #include <torch/nn/modules/activation.h>
@@ -51,6 +59,7 @@
 #include "fp8/conversion.h"
 #include "fp8/fp8_linear.h"
 #include "fp8/mx_cast.h"
+#include "fp8/nvfp4_cast.h"
 
 namespace ampbench::fp8 {
 namespace {
@@ -78,7 +87,7 @@ RecipeOptions read_recipe(const nlohmann::json& j) {
   const std::string name = j.at("scaling").get<std::string>();
   const std::optional<Scaling> scaling = parse_scaling(name);
   if (!scaling)
-    throw std::invalid_argument("unknown fp8 recipe '" + name + "' (tensorwise, rowwise, delayed, mxfp8)");
+    throw std::invalid_argument("unknown fp8 recipe '" + name + "' (tensorwise, rowwise, delayed, mxfp8, nvfp4)");
   const std::string mode_name = j.value("mx_scale_mode", std::string("floor"));
   const std::optional<MxScaleMode> mode = parse_mx_scale_mode(mode_name);
   if (!mode) throw std::invalid_argument("unknown mx_scale_mode '" + mode_name + "' (floor, rceil, ceil)");
@@ -96,7 +105,12 @@ RecipeOptions read_recipe(const nlohmann::json& j) {
       .roll_history(j.value("roll_history", true))
       .mx_scale_mode(*mode)
       .mx_block(j.value("mx_block", kMxBlock))
-      .mx_clamp_exponent(j.value("mx_clamp_exponent", true));
+      .mx_clamp_exponent(j.value("mx_clamp_exponent", true))
+      .nvfp4_block(j.value("nvfp4_block", kNvfp4Block))
+      .nvfp4_tensor_scale(j.value("nvfp4_tensor_scale", true))
+      .nvfp4_hadamard(j.value("nvfp4_hadamard", true))
+      .nvfp4_fresh_stream(j.value("nvfp4_fresh_stream", true))
+      .nvfp4_seed(j.value("nvfp4_seed", int64_t{0}));
 }
 
 nlohmann::json run_mx_cast(const nlohmann::json& request) {
@@ -106,6 +120,21 @@ nlohmann::json run_mx_cast(const nlohmann::json& request) {
   const MxTensor mx = to_mx(hp, {r.mx_scale_mode(), r.mx_block(), r.mx_clamp_exponent()});
   const at::Tensor e = mx.exponent.to(at::kLong).contiguous();
   return {{"data", flat(mx.data)}, {"exponent", std::vector<int64_t>(e.data_ptr<int64_t>(), e.data_ptr<int64_t>() + e.numel())}};
+}
+
+nlohmann::json run_nvfp4_cast(const nlohmann::json& request) {
+  RecipeOptions r = read_recipe(request.at("recipe"));
+  r.validate();
+  at::Tensor hp = matrix_of(request.at("input"), dtype_of(request.value("dtype", std::string("float32"))));
+  const at::Tensor signs = hadamard_signs(r.nvfp4_seed());
+  if (request.value("hadamard", false)) hp = random_hadamard(hp, signs);
+  Nvfp4CastOptions o{r.nvfp4_block(), r.nvfp4_tensor_scale(), at::Tensor()};
+  if (request.contains("uniform")) o.uniform = matrix_of(request.at("uniform"), at::kFloat);
+  const Nvfp4Tensor t = to_nvfp4(hp, o);
+  nlohmann::json tensor_scale = nullptr;
+  if (t.tensor_scale.defined()) tensor_scale = t.tensor_scale.item<float>();
+  return {{"data", flat(t.data)}, {"block_scale", flat(t.block_scale)}, {"tensor_scale", tensor_scale},
+          {"signs", flat(signs)}};
 }
 
 nlohmann::json run(const nlohmann::json& request) {
@@ -182,6 +211,7 @@ nlohmann::json run_train(const nlohmann::json& request) {
   const std::vector<LinearChoice> plan = plan_conversion(*net, conversion_of(request));
   std::vector<std::unique_ptr<Fp8LinearState>> states(net->size());
   size_t linear_index = 0;
+  int64_t converted = 0;
   for (size_t i = 0; i < net->size(); ++i) {
     auto* linear = net[i]->as<torch::nn::LinearImpl>();
     if (linear == nullptr) continue;
@@ -189,7 +219,11 @@ nlohmann::json run_train(const nlohmann::json& request) {
     torch::NoGradGuard no_grad;
     linear->weight.copy_(matrix_of(p.at(0), at::kFloat));
     linear->bias.copy_(at::tensor(p.at(1).get<std::vector<float>>(), at::kFloat));
-    if (plan[linear_index++].converted) states[i] = std::make_unique<Fp8LinearState>(recipe, at::kCPU);
+    if (!plan[linear_index++].converted) continue;
+    // NVFP4: each converted layer's stream seeded apart, as models/linear.cpp's attach_fp8.
+    RecipeOptions own = recipe;
+    if (recipe.scaling() == Scaling::kNvfp4) own.nvfp4_seed(recipe.nvfp4_seed() + converted++);
+    states[i] = std::make_unique<Fp8LinearState>(own, at::kCPU);
   }
   torch::optim::SGD opt(net->parameters(), torch::optim::SGDOptions(request.at("lr").get<double>()));
   nlohmann::json losses = nlohmann::json::array();
@@ -223,6 +257,8 @@ int main() {
       result = ampbench::fp8::run_plan(request.at("plan"));
     } else if (request.contains("mx_cast")) {
       result = ampbench::fp8::run_mx_cast(request.at("mx_cast"));
+    } else if (request.contains("nvfp4_cast")) {
+      result = ampbench::fp8::run_nvfp4_cast(request.at("nvfp4_cast"));
     } else if (request.contains("train")) {
       result = ampbench::fp8::run_train(request.at("train"));
     } else {

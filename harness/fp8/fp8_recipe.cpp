@@ -5,7 +5,8 @@
 namespace ampbench::fp8 {
 
 std::optional<Scaling> parse_scaling(const std::string& name) {
-  for (const Scaling s : {Scaling::kTensorwise, Scaling::kRowwise, Scaling::kDelayed, Scaling::kMxfp8})
+  for (const Scaling s : {Scaling::kTensorwise, Scaling::kRowwise, Scaling::kDelayed, Scaling::kMxfp8,
+                          Scaling::kNvfp4})
     if (scaling_name(s) == name) return s;
   return std::nullopt;
 }
@@ -16,6 +17,7 @@ std::string scaling_name(Scaling scaling) {
     case Scaling::kRowwise: return "rowwise";
     case Scaling::kDelayed: return "delayed";
     case Scaling::kMxfp8: return "mxfp8";
+    case Scaling::kNvfp4: return "nvfp4";
   }
   return "?";
 }
@@ -71,11 +73,27 @@ void RecipeOptions::validate() const {
   TORCH_CHECK(!mx || (saturate_ && !e4m3_gradients_ && !freeze_scales_ && !input_amax_from_weight_),
               "fp8 recipe: saturate, e4m3_gradients, freeze_scales and input_amax_from_weight are per-tensor "
               "settings, not ones of mxfp8");
+  validate_nvfp4();
+}
+
+void RecipeOptions::validate_nvfp4() const {
+  const bool nv = scaling_ == Scaling::kNvfp4;
+  TORCH_CHECK(nv || (nvfp4_block_ == kNvfp4Block && nvfp4_tensor_scale_ && nvfp4_hadamard_ && nvfp4_fresh_stream_ &&
+                     nvfp4_seed_ == 0),
+              "fp8 recipe: nvfp4_block, nvfp4_tensor_scale, nvfp4_hadamard, nvfp4_fresh_stream and nvfp4_seed are "
+              "NVFP4 settings, not ones of ", scaling_name(scaling_));
+  TORCH_CHECK(nvfp4_block_ == kNvfp4Block || nvfp4_block_ == 32,
+              "fp8 recipe: nvfp4_block must be 16 (or 32, as a mistake), not ", nvfp4_block_);
+  TORCH_CHECK(nvfp4_seed_ >= 0, "fp8 recipe: nvfp4_seed must be non-negative, not ", nvfp4_seed_);
+  TORCH_CHECK(!nv || (saturate_ && !e4m3_gradients_ && !freeze_scales_ && !input_amax_from_weight_),
+              "fp8 recipe: saturate, e4m3_gradients, freeze_scales and input_amax_from_weight are per-tensor "
+              "settings, not ones of nvfp4");
 }
 
 bool RecipeOptions::faulted() const {
   return !saturate_ || e4m3_gradients_ || freeze_scales_ || input_amax_from_weight_ || !roll_history_ || !pow2_scales_ ||
-         mx_scale_mode_ == MxScaleMode::kCeil || mx_block_ != kMxBlock || !mx_clamp_exponent_;
+         mx_scale_mode_ == MxScaleMode::kCeil || mx_block_ != kMxBlock || !mx_clamp_exponent_ ||
+         nvfp4_block_ != kNvfp4Block || !nvfp4_tensor_scale_ || !nvfp4_hadamard_ || !nvfp4_fresh_stream_;
 }
 
 double fp8_max(at::ScalarType fp8) {

@@ -13,6 +13,12 @@
 //               e4m3 values in blocks of 32 along each GEMM's reduced
 //               dimension, one power-of-two E8M0 scale per block (floor,
 //               the OCP rule, or rceil, cuBLAS's); fp8/mx_linear.h.
+//   nvfp4       NVIDIA's NVFP4 training recipe (Transformer Engine's
+//               NVFP4BlockScaling) on torchao's NVFP4 cast: E2M1 values in
+//               blocks of 16, an E4M3 scale per block under an fp32 tensor
+//               scale; gradients rounded stochastically, the weight
+//               gradient's operands through a random Hadamard transform;
+//               fp8/nvfp4_linear.h.
 //
 // The fault fields exist for the negative controls: each is a real FP8
 // mistake that the conformance check must catch; a correct recipe leaves
@@ -28,7 +34,7 @@
 
 namespace ampbench::fp8 {
 
-enum class Scaling { kTensorwise, kRowwise, kDelayed, kMxfp8 };
+enum class Scaling { kTensorwise, kRowwise, kDelayed, kMxfp8, kNvfp4 };
 enum class AmaxCompute { kMax, kMostRecent };
 // How an MX block's E8M0 scale is rounded (fp8/mx_cast.h).
 enum class MxScaleMode { kFloor, kCeil, kRceil };
@@ -41,6 +47,7 @@ std::optional<MxScaleMode> parse_mx_scale_mode(const std::string& name);
 std::string mx_scale_mode_name(MxScaleMode mode);
 
 inline constexpr int64_t kMxBlock = 32;
+inline constexpr int64_t kNvfp4Block = 16;
 
 inline constexpr int64_t kMaxHistoryLen = 4096;
 
@@ -74,11 +81,27 @@ struct RecipeOptions {
   // E8M0 exponents clamped to the format's range before their conversion to
   // 8 bits; off, a block below 2^-119 (an all-zero one) wraps around.
   TORCH_ARG(bool, mx_clamp_exponent) = true;
+  // NVFP4 only. Values per E4M3 scale: 16; 32 is a mistake.
+  TORCH_ARG(int64_t, nvfp4_block) = kNvfp4Block;
+  // The fp32 tensor scale above the block scales; off, single-level
+  // scaling: a block scale below E4M3's smallest normal is clamped up to it
+  // and small gradients flush to zero.
+  TORCH_ARG(bool, nvfp4_tensor_scale) = true;
+  // The random Hadamard transform on the weight gradient's operands.
+  TORCH_ARG(bool, nvfp4_hadamard) = true;
+  // Stochastic rounding's stream carried on from step to step; off, it is
+  // reseeded at every backward, so every step draws the same bits.
+  TORCH_ARG(bool, nvfp4_fresh_stream) = true;
+  // Seeds the Hadamard signs (seed) and the rounding stream (seed + 1).
+  TORCH_ARG(int64_t, nvfp4_seed) = 0;
 
  public:  // TORCH_ARG leaves its fields private
   // TORCH_CHECKs every field, naming the bad value.
   void validate() const;
   bool faulted() const;
+
+ private:
+  void validate_nvfp4() const;
 };
 
 // The largest finite value of an 8-bit float format (448 for e4m3fn, 57344

@@ -65,7 +65,10 @@ std::vector<std::shared_ptr<fp8::Fp8LinearState>> attach_fp8(torch::nn::Module& 
     if (!found) throw std::invalid_argument("attach_fp8: the model has no layer '" + choice.name + "'");
     auto* layer = (*found)->as<LinearImpl>();
     if (!layer) throw std::invalid_argument("attach_fp8: " + torch_linear_refusal(choice.name));
-    states.push_back(std::make_shared<fp8::Fp8LinearState>(recipe, layer->weight.device()));
+    // NVFP4: each layer's Hadamard signs and rounding stream seeded apart.
+    fp8::RecipeOptions own = recipe;
+    if (recipe.scaling() == fp8::Scaling::kNvfp4) own.nvfp4_seed(recipe.nvfp4_seed() + static_cast<int64_t>(states.size()));
+    states.push_back(std::make_shared<fp8::Fp8LinearState>(own, layer->weight.device()));
     layer->set_fp8_state(states.back());
   }
   return states;

@@ -23,6 +23,7 @@ void enable_fp8_range_counts(TrainingState& s) {
     for (fp8::DelayedTensorState* t : {&layer->input, &layer->weight, &layer->grad_output}) t->enable_range_counts();
     layer->mx_log.enabled =
         layer->recipe.scaling() == fp8::Scaling::kMxfp8 || layer->recipe.scaling() == fp8::Scaling::kRowwise;
+    if (layer->nvfp4) layer->nvfp4->log_enabled = true;
   }
 }
 
@@ -49,7 +50,7 @@ void carry_fp8_recording(const std::vector<std::vector<std::shared_ptr<fp8::Fp8L
 
 void record_fp8_scales(const TrainingState& s, CaseRecord& rec) {
   const fp8::Scaling scaling = !records_fp8(s) ? fp8::Scaling::kRowwise : s.spec.fp8->recipe.scaling();
-  if (scaling == fp8::Scaling::kRowwise || scaling == fp8::Scaling::kMxfp8) return;
+  if (scaling == fp8::Scaling::kRowwise || scaling == fp8::Scaling::kMxfp8 || scaling == fp8::Scaling::kNvfp4) return;
   std::vector<std::array<double, 3>> step;
   for (const auto& layer : s.fp8_states.front())
     step.push_back({layer->input.scale.item<double>(), layer->weight.scale.item<double>(),
@@ -116,6 +117,7 @@ void record_fp8_range(const TrainingState& s, CaseRecord& rec) {
     }
     rec.fp8_range.push_back(counts);
     rec.fp8_casts.push_back(std::move(casts));
+    if (layer->nvfp4) rec.nvfp4_casts.push_back(layer->nvfp4->casts);
     if (mx)
       rec.mx_casts.push_back({mx_casts_of(layer->mx_log.casts[0]), mx_casts_of(layer->mx_log.casts[1]),
                               mx_casts_of(layer->mx_log.casts[2])});

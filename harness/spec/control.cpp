@@ -6,7 +6,7 @@
 namespace ampbench {
 namespace {
 
-constexpr std::array<std::pair<Control, std::string_view>, 23> kNames = {{
+constexpr std::array<std::pair<Control, std::string_view>, 27> kNames = {{
     {Control::kNone, "correct"},
     {Control::kNoScaler, "no_scaler"},
     {Control::kFreshScalerEachStep, "fresh_scaler_each_step"},
@@ -30,6 +30,10 @@ constexpr std::array<std::pair<Control, std::string_view>, 23> kNames = {{
     {Control::kBf16WeightsNoMaster, "bf16_weights_no_master"},
     {Control::kScalerGrowthOff, "scaler_growth_off"},
     {Control::kScaleNeverRecovers, "scale_never_recovers"},
+    {Control::kNvfp4SameStream, "nvfp4_same_stream"},
+    {Control::kNvfp4NoHadamard, "nvfp4_no_hadamard"},
+    {Control::kNvfp4Block32, "nvfp4_block_32"},
+    {Control::kNvfp4NoTensorScale, "nvfp4_no_tensor_scale"},
 }};
 
 }  // namespace

@@ -39,6 +39,11 @@ enum class Control {
   kBf16WeightsNoMaster,  // bfloat16 weights updated in place: updates round away in bfloat16
   kScalerGrowthOff,      // a GradScaler that never grows from a small initial scale
   kScaleNeverRecovers,   // after one injected overflow the scale backs off and never grows back
+  // The NVFP4 mistakes.
+  kNvfp4SameStream,     // stochastic rounding reseeded every step: the same draws
+  kNvfp4NoHadamard,     // the weight gradient's operands not transformed
+  kNvfp4Block32,        // 32 values per E4M3 scale instead of 16
+  kNvfp4NoTensorScale,  // single-level scaling: no fp32 tensor scale
 };
 
 // The suite's name of a variant ("correct" for kNone).

@@ -8,6 +8,7 @@ std::optional<fp8::Scaling> fp8_scaling(const PrecisionPolicy& precision) {
     case Precision::kFp8Rowwise: return fp8::Scaling::kRowwise;
     case Precision::kFp8Delayed: return fp8::Scaling::kDelayed;
     case Precision::kMxfp8: return fp8::Scaling::kMxfp8;
+    case Precision::kNvfp4: return fp8::Scaling::kNvfp4;
     default: return std::nullopt;
   }
 }
@@ -17,7 +18,9 @@ bool is_fp8_control(Control control) {
          control == Control::kFp8E4m3Gradients || control == Control::kFp8HistoryNotRolled ||
          control == Control::kFp8NoSaturation || control == Control::kFp8RowwiseUnroundedScales ||
          control == Control::kResumeWithoutFp8State || control == Control::kMxfp8CeilScales ||
-         control == Control::kMxfp8Block16 || control == Control::kMxfp8E8m0Wrap;
+         control == Control::kMxfp8Block16 || control == Control::kMxfp8E8m0Wrap ||
+         control == Control::kNvfp4SameStream || control == Control::kNvfp4NoHadamard ||
+         control == Control::kNvfp4Block32 || control == Control::kNvfp4NoTensorScale;
 }
 
 std::string apply_fp8_control(Control control, const PrecisionPolicy& precision, fp8::RecipeOptions& recipe) {
@@ -26,7 +29,9 @@ std::string apply_fp8_control(Control control, const PrecisionPolicy& precision,
     return "negative control '" + to_string(control) + "' is an FP8 mistake: it needs an fp8_* precision, not " +
            precision.name();
   const std::string recipe_name = fp8::scaling_name(recipe.scaling());
-  const bool per_tensor = recipe.scaling() != fp8::Scaling::kRowwise && recipe.scaling() != fp8::Scaling::kMxfp8;
+  const bool per_tensor = recipe.scaling() != fp8::Scaling::kRowwise && recipe.scaling() != fp8::Scaling::kMxfp8 &&
+                          recipe.scaling() != fp8::Scaling::kNvfp4;
+  const bool nv = recipe.scaling() == fp8::Scaling::kNvfp4;
   const bool mx = recipe.scaling() == fp8::Scaling::kMxfp8;
   switch (control) {
     case Control::kFp8FrozenScales:
@@ -76,6 +81,22 @@ std::string apply_fp8_control(Control control, const PrecisionPolicy& precision,
     case Control::kMxfp8E8m0Wrap:
       if (!mx) break;
       recipe.mx_clamp_exponent(false);
+      return "";
+    case Control::kNvfp4SameStream:
+      if (!nv) break;
+      recipe.nvfp4_fresh_stream(false);
+      return "";
+    case Control::kNvfp4NoHadamard:
+      if (!nv) break;
+      recipe.nvfp4_hadamard(false);
+      return "";
+    case Control::kNvfp4Block32:
+      if (!nv) break;
+      recipe.nvfp4_block(32);
+      return "";
+    case Control::kNvfp4NoTensorScale:
+      if (!nv) break;
+      recipe.nvfp4_tensor_scale(false);
       return "";
     default: break;
   }

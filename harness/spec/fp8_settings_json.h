@@ -10,7 +10,8 @@ namespace ampbench {
 // {"scaling", "history_len", "margin", "amax_compute", "convert_first",
 // "convert_last", and the faults: "saturate", "e4m3_gradients",
 // "freeze_scales", "input_amax_from_weight", "roll_history", "pow2_scales"; and MXFP8's
-// "mx_scale_mode", "mx_block", "mx_clamp_exponent"}: what a dump
+// "mx_scale_mode", "mx_block", "mx_clamp_exponent"; NVFP4's "nvfp4_block",
+// "nvfp4_tensor_scale", "nvfp4_hadamard", "nvfp4_fresh_stream", "nvfp4_seed"}: what a dump
 // gives the oracle and a results file records.
 inline nlohmann::json fp8_settings_json(const Fp8Settings& fp8) {
   const fp8::RecipeOptions& r = fp8.recipe;
@@ -28,7 +29,12 @@ inline nlohmann::json fp8_settings_json(const Fp8Settings& fp8) {
           {"pow2_scales", r.pow2_scales()},
           {"mx_scale_mode", fp8::mx_scale_mode_name(r.mx_scale_mode())},
           {"mx_block", r.mx_block()},
-          {"mx_clamp_exponent", r.mx_clamp_exponent()}};
+          {"mx_clamp_exponent", r.mx_clamp_exponent()},
+          {"nvfp4_block", r.nvfp4_block()},
+          {"nvfp4_tensor_scale", r.nvfp4_tensor_scale()},
+          {"nvfp4_hadamard", r.nvfp4_hadamard()},
+          {"nvfp4_fresh_stream", r.nvfp4_fresh_stream()},
+          {"nvfp4_seed", r.nvfp4_seed()}};
 }
 
 }  // namespace ampbench

@@ -196,6 +196,9 @@ void read_fp8(Reader& r, CaseSpec& c) {
       f.fail("", "history_len, margin and amax_compute are delayed scaling's (fp8_delayed), not " + c.precision.name() + "'s");
   }
   if (const std::string why = apply_fp8_control(c.variant, c.precision, recipe); !why.empty()) r.fail("variant", why);
+  // NVFP4's Hadamard signs and rounding stream follow the case's seed, so a
+  // calibration over seeds varies them too.
+  if (recipe.scaling() == fp8::Scaling::kNvfp4) recipe.nvfp4_seed(static_cast<int64_t>(c.seed % (uint64_t{1} << 31)));
   try {
     recipe.validate();
   } catch (const c10::Error& e) {

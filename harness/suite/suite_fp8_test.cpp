@@ -22,7 +22,7 @@ std::string suite_with(const std::string& cases, const std::string& matrix = "")
                "transformer": {"batch": 4, "seq": 8, "d_model": 32, "heads": 4, "ffn": 64, "classes": 8}},)") +
          (matrix.empty() ? "" : R"("matrix": )" + matrix + ",") + R"(
     "tolerances": {"fp32": {}, "fp16": {}, "bf16": {}, "fp8_tensorwise": )" + kRow + R"(, "fp8_rowwise": )" + kRow +
-         R"(, "fp8_delayed": )" + kRow + R"(, "mxfp8": )" + kRow + R"(},
+         R"(, "fp8_delayed": )" + kRow + R"(, "mxfp8": )" + kRow + R"(, "nvfp4": )" + kRow + R"(},
     "cases": )" + cases + "}";
 }
 
@@ -182,4 +182,25 @@ TEST(SuiteFp8, MxSettingsAndMistakesElsewhereAreRefused) {
 }
 
 }  // namespace
+TEST(SuiteFp8, Nvfp4CasesTakeTheirMistakesAndTheCaseSeed) {
+  const Suite s = parse_suite(
+      suite_with(R"([
+        {"workload": "plain", "model": "mlp", "optimizer": "sgd", "precision": "nvfp4"},
+        {"workload": "plain", "model": "mlp", "optimizer": "sgd", "precision": "nvfp4", "variant": "nvfp4_same_stream", "expect": "fail"},
+        {"workload": "plain", "model": "mlp", "optimizer": "sgd", "precision": "nvfp4", "variant": "nvfp4_no_hadamard", "expect": "fail"},
+        {"workload": "plain", "model": "mlp", "optimizer": "sgd", "precision": "nvfp4", "variant": "nvfp4_block_32", "expect": "fail"},
+        {"workload": "plain", "model": "mlp", "optimizer": "sgd", "precision": "nvfp4", "variant": "nvfp4_no_tensor_scale", "expect": "fail"}])"),
+      "t.json", DeviceKind::kCpu);
+  const CaseSpec& plain = find_case(s, "plain/mlp/nvfp4/sgd");
+  EXPECT_EQ(plain.fp8->recipe.scaling(), fp8::Scaling::kNvfp4);
+  EXPECT_FALSE(plain.fp8->recipe.faulted());
+  EXPECT_EQ(plain.fp8->recipe.nvfp4_seed(), static_cast<int64_t>(plain.seed));
+  EXPECT_FALSE(find_case(s, "plain+nvfp4_same_stream/mlp/nvfp4/sgd").fp8->recipe.nvfp4_fresh_stream());
+  EXPECT_FALSE(find_case(s, "plain+nvfp4_no_hadamard/mlp/nvfp4/sgd").fp8->recipe.nvfp4_hadamard());
+  EXPECT_EQ(find_case(s, "plain+nvfp4_block_32/mlp/nvfp4/sgd").fp8->recipe.nvfp4_block(), 32);
+  EXPECT_FALSE(find_case(s, "plain+nvfp4_no_tensor_scale/mlp/nvfp4/sgd").fp8->recipe.nvfp4_tensor_scale());
+  EXPECT_HAS(error_of(suite_with(one_case(R"("precision": "mxfp8", "variant": "nvfp4_block_32", "expect": "fail")"))),
+             "is not a mistake the mxfp8 recipe can make");
+}
+
 }  // namespace ampbench

@@ -86,6 +86,8 @@ TOLERANCES = {
        for p in ("fp8_tensorwise", "fp8_rowwise", "fp8_delayed")},
     # MXFP8: the MX GEMMs replayed by torchao's own casts, the rest in float32.
     "mxfp8": Tolerance(loss_rel=1e-5, elem_rtol=1e-5, elem_atol_frac=1e-6),
+    # NVFP4 likewise: torchao's casts, the recorded rounding stream replayed.
+    "nvfp4": Tolerance(loss_rel=1e-5, elem_rtol=1e-5, elem_atol_frac=1e-6),
 }
 
 

@@ -58,6 +58,10 @@ def fp8_linear(linear: torch.nn.Linear, recipe: dict) -> torch.nn.Module:
         from reference.python.mx_linear import MxLinear
 
         return MxLinear(linear, recipe.get("mx_scale_mode", "floor"))
+    if scaling == "nvfp4":
+        from reference.python.nvfp4_linear import Nvfp4Linear
+
+        return Nvfp4Linear(linear, recipe)
     if scaling == "delayed":
         return DelayedScalingLinear(linear, recipe.get("history_len", 16), recipe.get("margin", 0),
                                     recipe.get("amax_compute", "max"))
@@ -65,7 +69,7 @@ def fp8_linear(linear: torch.nn.Linear, recipe: dict) -> torch.nn.Module:
     from torchao.float8.float8_linear import Float8Linear
 
     if scaling not in ("tensorwise", "rowwise"):
-        raise ValueError(f"unknown fp8 recipe {scaling!r} (tensorwise, rowwise, delayed, mxfp8)")
+        raise ValueError(f"unknown fp8 recipe {scaling!r} (tensorwise, rowwise, delayed, mxfp8, nvfp4)")
     config = Float8LinearConfig.from_recipe_name(scaling)
     if scaling == "rowwise":
         config = dataclasses.replace(config, gemm_config_output=Float8GemmConfig(use_fast_accum=False))
@@ -76,9 +80,11 @@ def convert(module: torch.nn.Module, recipe: dict, convert_first: bool = False,
             convert_last: bool = False) -> list[LinearChoice]:
     """Swaps the planned Linear layers of `module` in place; returns the plan."""
     plan = plan_conversion(module, convert_first, convert_last)
-    for c in plan:
-        if c.converted:
-            parent_name, _, child = c.name.rpartition(".")
-            parent = module.get_submodule(parent_name) if parent_name else module
-            setattr(parent, child, fp8_linear(getattr(parent, child), recipe))
+    for i, c in enumerate([c for c in plan if c.converted]):
+        parent_name, _, child = c.name.rpartition(".")
+        parent = module.get_submodule(parent_name) if parent_name else module
+        # NVFP4: each converted layer's stream seeded apart (harness/models/linear.cpp's attach_fp8)
+        layer_recipe = {**recipe, "nvfp4_seed": recipe.get("nvfp4_seed", 0) + i} if recipe["scaling"] == "nvfp4" \
+            else recipe
+        setattr(parent, child, fp8_linear(getattr(parent, child), layer_recipe))
     return plan

@@ -14,7 +14,7 @@ from .master_weights import MasterWeights, cast_model
 from .spec import FP8_PRECISIONS, Spec
 
 AUTOCAST_DTYPES = {"fp32": None, "fp16": torch.float16, "bf16": torch.bfloat16, "o2": None, "o3": None,
-                   **{p: torch.bfloat16 for p in FP8_PRECISIONS}, "mxfp8": None}
+                   **{p: torch.bfloat16 for p in FP8_PRECISIONS}, "mxfp8": None, "nvfp4": None}
 
 
 def make_scaler(spec: Spec, device: torch.device) -> torch.amp.GradScaler:
@@ -49,7 +49,7 @@ def convert_fp8(models: list[nn.Module], fp8: dict) -> None:
     (fp8_convert.py makes the C++ plan's choice)."""
     from .fp8_convert import convert  # torchao: an oracle-only package, imported when a case needs it
 
-    recipe = {k: fp8[k] for k in ("scaling", "history_len", "margin", "amax_compute", "mx_scale_mode") if k in fp8}
+    recipe = {k: fp8[k] for k in ("scaling", "history_len", "margin", "amax_compute", "mx_scale_mode", "nvfp4_seed") if k in fp8}
     for m in models:
         convert(m, recipe, fp8["convert_first"], fp8["convert_last"])
 

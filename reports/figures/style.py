@@ -21,7 +21,8 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator  # noqa: E4
 # Fixed per precision so a reader can compare figures at a glance.
 PRECISION_COLORS = {"fp32": "#1f77b4", "fp16": "#ff7f0e", "bf16": "#2ca02c", "tf32": "#9467bd",
                     "o2": "#d62728", "o3": "#8c564b", "fp8_tensorwise": "#17becf", "fp8_rowwise": "#bcbd22",
-                    "fp8_delayed": "#e377c2", "mxfp8": "#7f7f7f"}
+                    "fp8_delayed": "#e377c2", "mxfp8": "#7f7f7f",
+                    "nvfp4": "#bcbd22"}
 OTHER_COLORS = ("#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
 # Line styles tell apart configurations (optimizer, variant, ...) that share
 # a precision colour; run hatches tell apart result files in comparisons.
