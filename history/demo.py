@@ -3,10 +3,10 @@
 What a team's history looks like after twenty CI runs, made for real rather
 than derived (history/tests/derive.py derives them for the fast tests):
 `ampbench run` twenty times on two smoke cases, from run SLOW_FROM on with
-the test-only fault switch `--inject-slowdown 0.2`; runs before it ingested
-as measurements, the slowed ones as rehearsals; then the change points, the
-gate against history on the last run and on the last normal run, and the
-site opened in headless Chromium.
+the test-only fault switch `--inject-slowdown 1.0` (throughput halved); runs before
+it ingested as measurements, the slowed ones as rehearsals; then the change
+points, the gate against history on the last run and on the last normal run,
+and the site opened in headless Chromium.
 
 It fails (exit 1) when a throughput series has no change point at run
 SLOW_FROM, when the gate does not flag the last (slowed) run, or when the
@@ -31,6 +31,13 @@ from .series import Metric
 from .store import open_store
 
 FILTER = "^plain/mlp/(fp32|bf16)/sgd$"
+# Real runs of a sub-millisecond step drift by 15-25% between runs on a
+# shared 2-core machine (an AMD EPYC's: 163k to 234k samples/s for fp32/sgd
+# with nothing else running), as much as a 20% slowdown takes off: the
+# injected fault must stand clear of that noise for "found at run 12" to be
+# a property of the pipeline and not of the day. The derived tests hold the
+# detection of smaller changes against known noise.
+SLOWDOWN = "1.0"
 
 
 def _run(cmd: list, check_rc=(0,)) -> subprocess.CompletedProcess:
@@ -44,7 +51,7 @@ def _run(cmd: list, check_rc=(0,)) -> subprocess.CompletedProcess:
 def make_runs(binary: str, out: Path, runs: int, slow_from: int) -> list[Path]:
     files = []
     for i in range(1, runs + 1):
-        slow = ["--inject-slowdown", "0.2"] if i >= slow_from else []
+        slow = ["--inject-slowdown", SLOWDOWN] if i >= slow_from else []
         folder = out / f"run{i:02d}"
         _run([binary, "run", "--suite", "smoke", "--device", "cpu", "--filter", FILTER, "--out", folder, *slow])
         files.append(folder / "results.json")
