@@ -25,6 +25,7 @@ APT_PACKAGES=(
   python3-venv procps  # procps: pgrep, used by the rank-failure test to find orphan ranks
   clang  # the compiler CMakeLists.txt prefers (docs/build-times.md, "Compilers")
   libclang-rt-dev  # clang's libFuzzer and sanitizer runtimes (the fuzz targets; only a Recommends of clang)
+  postgresql  # history on PostgreSQL: the tests start a throwaway server (history/tests/pg_server.py)
   libre2-dev  # --filter: linear-time regular expressions (harness/runner/case_filter.h)
   libgloo-dev  # headers only: torch's ProcessGroupGloo.hpp includes them (harness/distributed)
   chromium chromium-driver  # reports/tests/test_browser.py: the report opened in headless Chromium
