@@ -37,15 +37,33 @@ def _misalignment(c: LinearChoice) -> str:
     return " and ".join(parts) + " not divisible by 16" if parts else ""
 
 
+# harness/models/vit.cpp's own-precision reason for the same layer.
+ATTENTION_OUT_PROJ = ("read by weight in the attention (torch.nn.MultiheadAttention's out_proj), "
+                      "which an FP8 swap does not reach")
+
+
+def _attention_out_projs(module: torch.nn.Module) -> set[str]:
+    """Names of every nn.MultiheadAttention's out_proj: the attention passes
+    its weight to F.multi_head_attention_forward, so a swapped module never
+    runs, and the C++ plan (models/linear.cpp's plan_fp8) leaves it out. It
+    must not take a converted layer's place in the order, which seeds each
+    NVFP4 layer's stream."""
+    return {f"{name}.out_proj" if name else "out_proj"
+            for name, m in module.named_modules() if isinstance(m, torch.nn.MultiheadAttention)}
+
+
 def plan_conversion(module: torch.nn.Module, convert_first: bool = False, convert_last: bool = False) -> list[LinearChoice]:
     plan = [LinearChoice(name, m.in_features, m.out_features, False, "")
             for name, m in module.named_modules() if isinstance(m, torch.nn.Linear)]
+    out_projs = _attention_out_projs(module)
     for i, c in enumerate(plan):
         c.reason = _misalignment(c)
         if not c.reason and i == 0 and not convert_first:
             c.reason = "the first Linear (convert_first off)"
         if not c.reason and i == len(plan) - 1 and not convert_last:
             c.reason = "the last Linear (convert_last off)"
+        if not c.reason and c.name in out_projs:
+            c.reason = ATTENTION_OUT_PROJ
         c.converted = not c.reason
     return plan
 

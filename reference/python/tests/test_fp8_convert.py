@@ -113,3 +113,29 @@ def test_sgd_steps_with_the_planned_layers_in_fp8_equal_the_oracle(scaling, auto
     for (w, b), m in zip(ours["params"], [m for m in net.modules() if hasattr(m, "weight")]):
         assert torch.equal(torch.tensor(w).reshape(m.weight.shape), m.weight.detach())
         assert torch.equal(torch.tensor(b), m.bias.detach())
+
+
+class _Block(torch.nn.Module):
+    """An encoder block as torchvision's ViT has it: attention, then an MLP."""
+
+    def __init__(self, d: int = 32):
+        super().__init__()
+        self.attn = torch.nn.MultiheadAttention(d, 2, batch_first=True)
+        self.fc1 = torch.nn.Linear(d, 2 * d)
+        self.fc2 = torch.nn.Linear(2 * d, d)
+
+
+def test_an_attention_out_proj_is_not_converted_and_takes_no_seed():
+    """nn.MultiheadAttention reads out_proj's weight, never its forward: the C++
+    plan keeps it in its own precision, so the NVFP4 seeds count only the
+    layers that run converted (one layer's shift reseeds every later one)."""
+    net = torch.nn.Sequential(torch.nn.Linear(16, 32), _Block(), _Block(), torch.nn.Linear(32, 16))
+    plan = fp8_convert.plan_conversion(net)
+    out_projs = [c for c in plan if c.name.endswith("attn.out_proj")]
+    assert len(out_projs) == 2 and not any(c.converted for c in out_projs)
+    assert all(c.reason == fp8_convert.ATTENTION_OUT_PROJ for c in out_projs)
+    pytest.importorskip("torchao")
+    fp8_convert.convert(net, {"scaling": "nvfp4", "nvfp4_seed": 7})
+    seeds = [m.stream.seed for m in net.modules() if hasattr(m, "stream")]
+    assert seeds == [7, 8, 9, 10]  # fc1, fc2 of each block
+    assert type(net[1].attn.out_proj) is torch.nn.modules.linear.NonDynamicallyQuantizableLinear
