@@ -8,6 +8,7 @@ from .blocks import Bullets, Details, Heading, Image, Text
 from .ceilings import has_achieved_flops, run_ceilings
 from .engagement import engagement_tables
 from .compiled import compiled_section
+from .convergence import convergence_cases
 from .implementations import implementation_line, implementation_pairs, implementation_section
 from .gradients import health_cases
 from .comparison_blocks import (change_heading, change_table, comparison_summary,
@@ -99,6 +100,7 @@ def _run_section(run, figures) -> list:
     # would bury the sections that do have data.
     blocks += _ceilings_section(run, level + 1)
     blocks += _utilisation_section(run, figures, level + 1)
+    blocks += _convergence_section(run, figures, level + 1)
     for kind, heading in CURVE_SECTIONS:
         blocks += _figure_section(kind, heading, figures, level + 1)
     blocks += _scaler_section(run, figures, level + 1)  # right after the loss scale it explains
@@ -148,6 +150,19 @@ def _utilisation_section(run, figures, level) -> list:
                  "the measured speedup."),
             tables.utilisation_table(run),
             *_images(f for f in figures if f.kind == "utilisation")]
+
+
+def _convergence_section(run, figures, level) -> list:
+    if not convergence_cases(run.cases):
+        return []  # any other suite: its cases train a few dozen steps, with no seeds to average
+    return [Heading(level, "Convergence to quality"),
+            Text("Each converge case trains from every seed of the suite to the end of its schedule; the "
+                 "verdicts above judge its seeds' steps to the target accuracy and final accuracy against "
+                 "fp32's (docs/convergence.md). The figure draws each case's mean over its seeds at every "
+                 "evaluation: a correct precision that converges like fp32 lies on fp32's line, inside "
+                 "its band of seed-to-seed spread; a control the rule catches ends below the target, or "
+                 "reaches it later than fp32."),
+            *_images(f for f in figures if f.kind == "convergence")]
 
 
 def _scaler_section(run, figures, level) -> list:

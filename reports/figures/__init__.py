@@ -20,10 +20,12 @@ from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
 
+from ..convergence import convergence_cases
 from ..runs import group_by
 from .compare import compare_figure, compare_workloads
 from .implementations import implementation_figure, implementation_pairs
 from .ratio import ratio_figure
+from .convergence import convergence_caption, convergence_figure
 from .curves import deviation_figure, loss_figure, scale_figure
 from .ddp import ddp_figure
 from .fp8_scales import fp8_scale_figure
@@ -38,7 +40,7 @@ MAX_WORKERS = 8
 @dataclass(frozen=True)
 class FigureFile:
     name: str          # file name inside the report folder (relative link)
-    kind: str          # throughput | utilisation | loss | deviation | scale | underflow | fp8 | ddp | compare | ratio
+    kind: str          # throughput | utilisation | convergence | loss | deviation | scale | underflow | fp8 | ddp | compare | ratio
     title: str
     run_tag: str | None = None   # None for figures spanning several runs
 
@@ -82,6 +84,7 @@ def run_jobs(run) -> list:
             Job(FigureFile(f"{tag}_utilisation.png", "utilisation", "Model FLOP utilisation", tag),
                 utilisation_figure, (run,))]
     for workload, cases in group_by(run.cases, "workload").items():
+        jobs += convergence_jobs(run, workload, cases)
         for kind, title, draw in CURVE_KINDS:
             spec = FigureFile(f"{tag}_{kind}_{slug(workload)}.png", kind, f"{title}: {workload}", tag)
             jobs.append(Job(spec, draw, (run, workload, cases)))
@@ -92,6 +95,17 @@ def run_jobs(run) -> list:
                     fp8_scale_figure, (run,)))
     jobs.append(Job(FigureFile(f"{tag}_ddp.png", "ddp", "Distributed scaling", tag), ddp_figure, (run,)))
     return jobs
+
+
+def convergence_jobs(run, workload, cases) -> list:
+    """Only for a workload whose cases recorded their seeds' runs; the
+    caption is worded from their rule (how the band is trimmed)."""
+    shown = convergence_cases(cases)
+    if not shown:
+        return []
+    title = convergence_caption(workload, shown)
+    return [Job(FigureFile(f"{run.tag}_convergence_{slug(workload)}.png", "convergence", title, run.tag),
+                convergence_figure, (run, workload, cases))]
 
 
 def comparison_jobs(runs) -> list:

@@ -30,6 +30,8 @@ def expected_run_figures(doc, tag) -> set:
     checked = {c["workload"] for c in cases if c["check"]}
     fp16 = {c["workload"] for c in cases if c["precision"] == "fp16" and c["trajectory"]["scale"]}
     names = {f"{tag}_throughput.png"}
+    names |= {f"{tag}_convergence_{c['workload']}.png" for c in cases
+              if (c.get("convergence") or {}).get("runs")}
     names |= {f"{tag}_loss_{w}.png" for w in with_loss}
     names |= {f"{tag}_deviation_{w}.png" for w in checked}
     names |= {f"{tag}_scale_{w}.png" for w in fp16}
