@@ -67,7 +67,9 @@ json convergence_to_json(const CaseRecord& record, const std::optional<Verdict>&
                 {"warmup_steps", settings.warmup_steps},
                 {"eval_every", settings.eval_every},
                 {"max_epochs", settings.max_epochs}}},
-              {"runs", nullptr},
+              // An array even when nothing ran (an error before the first
+              // seed): a reader iterates it without a type check.
+              {"runs", json::array()},
               {"summary", nullptr}};
   if (const std::optional<ConvergenceRecord>& r = record.convergence) {
     out["data"] = {{"sha256", r->data_sha256}, {"train_size", r->train_size}, {"validation_size", r->validation_size}};

@@ -83,6 +83,9 @@ SeedCurve train_seed(const CaseSpec& spec, std::uint64_t seed, const Dataset& da
   const CaseSpec run = seed_spec(spec, seed);
   const ConvergenceSettings& c = *spec.convergence;
   std::unique_ptr<TrainingState> s = make_training_state(run, device);
+  // Not timed: each step reads whether the GradScaler skipped it (the timed
+  // path does not sync to ask, and every step would count as taken).
+  s->record_engagement = true;
   // Negative control: bfloat16 weights and optimizer state updated in place,
   // no float32 master copy (the optimizer already holds these tensors).
   if (spec.variant == Control::kBf16WeightsNoMaster) cast_model(s->model(), at::kBFloat16, false);

@@ -25,6 +25,12 @@ assert len(controls) >= 3, f"the subset holds {len(controls)} controls"
 for c in correct:
     assert c["status"] == "pass" and not c["check"]["failures"], f"{c['id']}: {c['check']['failures']}"
     assert len(c["convergence"]["runs"]) >= 10, f"{c['id']}: {len(c['convergence']['runs'])} runs"
+# Skipped steps are counted, not assumed taken: the injected overflow skips
+# one step per seed, and nothing else in the subset overflows.
+for c in cases:
+    skipped = [r["skipped_steps"] for r in c["convergence"]["runs"]]
+    want = 1 if c["variant"] == "scale_never_recovers" else 0
+    assert all(n == want for n in skipped), f"{c['id']}: skipped steps per seed {skipped}, expected {want} each"
 print(f"{'control':55} criterion: value / limit (margin = value/limit, p-value: alpha/p)")
 for c in controls:
     assert c["status"] == "fail", f"{c['id']} was not caught"
