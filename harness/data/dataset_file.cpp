@@ -66,6 +66,16 @@ LabelledSplit read_split(const json& doc, const char* key, int features, int cla
   return out;
 }
 
+// "image": [height, width] of the features laid out row by row.
+std::vector<int64_t> read_image(const json& doc, int features, const std::string& name, const std::string& path) {
+  const auto it = doc.find("image");
+  const bool pair = it != doc.end() && it->is_array() && it->size() == 2 && (*it)[0].is_number_integer() &&
+                    (*it)[1].is_number_integer() && (*it)[0].get<int64_t>() > 0 && (*it)[1].get<int64_t>() > 0;
+  if (!pair || (*it)[0].get<int64_t>() * (*it)[1].get<int64_t>() != features)
+    fail(name, path, "\"image\" must be [height, width] with height x width = features (" + std::to_string(features) + ")");
+  return {(*it)[0].get<int64_t>(), (*it)[1].get<int64_t>()};
+}
+
 }  // namespace
 
 std::string dataset_path(const std::string& name) {
@@ -98,6 +108,7 @@ Dataset read_dataset_file(const std::string& name, const std::string& path) {
   if (d.sha256.size() != 64) fail(name, path, "\"sha256\" must be 64 hex digits");
   d.features = positive_int(doc, "features", name, path);
   d.classes = positive_int(doc, "classes", name, path);
+  d.image = read_image(doc, d.features, name, path);
   const double scale = positive_int(doc, "pixel_scale", name, path);
   if (doc.contains("split") && doc["split"].is_object()) d.split_seed = doc["split"].value("seed", 0);
   d.train = read_split(doc, "train", d.features, d.classes, scale, name, path);

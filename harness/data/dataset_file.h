@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace ampbench {
 
@@ -32,6 +33,9 @@ struct Dataset {
   std::uint64_t split_seed = 0;
   int features = 0;
   int classes = 0;
+  // One sample as a grey image, [height, width] with height * width =
+  // features, row-major like its features: how an image model takes it.
+  std::vector<int64_t> image;
   LabelledSplit train;
   LabelledSplit validation;
 };

@@ -12,7 +12,7 @@ namespace ampbench {
 void CnnImpl::reset() {
   const int64_t c = sizes_.channels;
   using torch::nn::Conv2dOptions;
-  conv1_ = register_module("conv1", torch::nn::Conv2d(Conv2dOptions(kCnnInputChannels, c, 3).padding(1)));
+  conv1_ = register_module("conv1", torch::nn::Conv2d(Conv2dOptions(sizes_.in_channels, c, 3).padding(1)));
   bn1_ = register_module("bn1", torch::nn::BatchNorm2d(c));
   conv2_ = register_module("conv2", torch::nn::Conv2d(Conv2dOptions(c, 2 * c, 3).padding(1)));
   bn2_ = register_module("bn2", torch::nn::BatchNorm2d(2 * c));
@@ -32,21 +32,22 @@ const ModelFamily& cnn_family() {
     ModelFamily f;
     f.name = "cnn";
     f.size_keys = {{"channels", &ModelSizes::channels}, {"image", &ModelSizes::image}};
+    f.optional_size_keys = {{"in_channels", &ModelSizes::in_channels}};
     f.reads_channels_last = true;
-    f.sample_shape = [](const ModelSizes& s) { return std::vector<int64_t>{kCnnInputChannels, s.image, s.image}; };
+    f.sample_shape = [](const ModelSizes& s) { return std::vector<int64_t>{s.in_channels, s.image, s.image}; };
     f.forward_flops = [](const ModelSizes& s) {
       const double c = s.channels;
       // conv1 at full size, a 2x2 max-pool, conv2 at half size, pooled head.
-      return conv3x3_flops(kCnnInputChannels, c, s.image) + conv3x3_flops(c, 2 * c, s.image / 2) +
+      return conv3x3_flops(s.in_channels, c, s.image) + conv3x3_flops(c, 2 * c, s.image / 2) +
              linear_flops(2 * c, s.classes);
     };
     f.parameters = [](const ModelSizes& s) {
-      const double ch = s.channels, c = s.classes;
+      const double in = s.in_channels, ch = s.channels, c = s.classes;
       // Convolutions with biases, two BatchNorms (weight and bias), the head.
-      return kCnnInputChannels * ch * 9 + ch + ch * 2 * ch * 9 + 2 * ch + 2 * ch + 4 * ch + 2 * ch * c + c;
+      return in * ch * 9 + ch + ch * 2 * ch * 9 + 2 * ch + 2 * ch + 4 * ch + 2 * ch * c + c;
     };
     f.activations = [](const ModelSizes& s) {
-      return static_cast<double>(s.image) * s.image * (kCnnInputChannels + 6.0 * s.channels);
+      return static_cast<double>(s.image) * s.image * (s.in_channels + 6.0 * s.channels);
     };
     f.build = [](const ModelFamily& me, const ModelSizes& s, const c10::Device& d) {
       Model m = module_model(me, Cnn(s), d);

@@ -9,10 +9,9 @@
 
 namespace ampbench {
 
-inline constexpr int64_t kCnnInputChannels = 8;  // a multiple of 8 for tensor cores
-
-// Conv/BatchNorm/ReLU/pool x2 + linear head. Under autocast the convolutions
-// run in low precision while batch norm stays float32.
+// Conv/BatchNorm/ReLU/pool x2 + linear head over an [in_channels, image,
+// image] input. Under autocast the convolutions run in low precision while
+// batch norm stays float32.
 class CnnImpl : public torch::nn::Cloneable<CnnImpl> {
  public:
   explicit CnnImpl(const ModelSizes& sizes) : sizes_(sizes) { reset(); }

@@ -86,6 +86,25 @@ TEST(ModelFamily, TheBuiltModuleTakesTheRegisteredInputAndHasTheRegisteredParame
   }
 }
 
+// in_channels 1 is the convergence suite's CNN over a grey digit; the
+// registration's counts (the memory estimate's, the FLOPs) must follow it.
+TEST(ModelFamily, CnnInChannelsSetsItsInputAndItsParameterCount) {
+  const ModelFamily& cnn = *find_model_family("cnn");
+  ModelSizes s = small_sizes();
+  EXPECT_EQ(s.in_channels, 8) << "the default every suite without the key keeps";
+  const double flops8 = cnn.forward_flops(s);
+  s.in_channels = 1;
+  EXPECT_EQ(cnn.sample_shape(s), (std::vector<int64_t>{1, 8, 8}));
+  const Model m = make_model(cnn, s, 3, c10::Device(c10::kCPU));
+  int64_t count = 0;
+  for (const at::Tensor& p : m.parameters()) count += p.numel();
+  EXPECT_EQ(static_cast<double>(count), cnn.parameters(s));
+  EXPECT_EQ(m.parameters().front().size(1), 1) << "conv1 takes one channel";
+  EXPECT_EQ(m(at::randn({s.batch, 1, 8, 8})).sizes(), (std::vector<int64_t>{s.batch, s.classes}));
+  // conv1's share of the FLOPs scales with its input channels.
+  EXPECT_NEAR(flops8 - cnn.forward_flops(s), 2.0 * 7 * s.channels * 9 * 8 * 8, 1e-6);
+}
+
 TEST(ModelFamily, DataParallelIsRefusedAtLoadForAFamilyThatCannotBeReplicated) {
   ModelFamily frozen;
   frozen.name = "frozen";

@@ -44,6 +44,8 @@ ModelSizes read_sizes(const ModelFamily& family, const std::string& text) {
   s.batch = j.at("batch").get<int>();
   if (family.target == TargetKind::kClass) s.classes = j.at("classes").get<int>();
   for (const auto& [key, field] : family.size_keys) s.*field = j.at(key).get<int>();
+  for (const auto& [key, field] : family.optional_size_keys)
+    if (j.contains(key)) s.*field = j.at(key).get<int>();
   if (family.target == TargetKind::kNextToken) s.classes = s.vocab;
   // A size key of its own kind (a layout, not a count), read where it applies.
   if (family.reads_channels_last && j.contains("channels_last")) s.channels_last = j.at("channels_last").get<bool>();

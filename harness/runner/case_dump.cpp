@@ -105,7 +105,8 @@ nlohmann::json spec_json(const CaseSpec& s) {
             {"growth_interval", s.scaler.growth_interval}}},
           {"sizes",
            {{"batch", s.sizes.batch}, {"in_features", s.sizes.in_features}, {"hidden", s.sizes.hidden},
-            {"classes", s.sizes.classes}, {"channels", s.sizes.channels}, {"image", s.sizes.image},
+            {"classes", s.sizes.classes}, {"channels", s.sizes.channels}, {"in_channels", s.sizes.in_channels},
+            {"image", s.sizes.image},
             {"seq", s.sizes.seq}, {"d_model", s.sizes.d_model}, {"heads", s.sizes.heads}, {"ffn", s.sizes.ffn},
             {"layers", s.sizes.layers}, {"vocab", s.sizes.vocab}, {"depth", s.sizes.depth}, {"patch", s.sizes.patch},
             {"channels_last", s.sizes.channels_last}}}});

@@ -48,7 +48,11 @@ Evaluation evaluate(TrainingState& s, const LabelledSplit& split) {
   const torch::NoGradGuard no_grad;
   const at::Tensor x = split.x.to(s.device);
   const at::Tensor y = split.y.to(s.device);
+  // BatchNorm normalises by its running statistics, as the trained model is
+  // used, not by the held-out set's own (nor does evaluating update them).
+  s.model().module->eval();
   const at::Tensor out = forward(s, s.model(), x).to(at::kFloat);
+  s.model().module->train();
   Evaluation e;
   e.loss = at::cross_entropy_loss(out, y).item<double>();
   e.accuracy = at::argmax(out, 1).eq(y).to(at::kDouble).mean().item<double>();
@@ -117,6 +121,15 @@ SeedCurve train_seed(const CaseSpec& spec, std::uint64_t seed, const Dataset& da
   return curve;
 }
 
+// The split in the model's sample shape ([n, 64] features or [n, 1, 8, 8]
+// images, check_convergence_data): a view of the same pixels, made once per
+// case so that no step reshapes its batch.
+LabelledSplit in_sample_shape(const LabelledSplit& split, const CaseSpec& spec) {
+  std::vector<int64_t> shape = spec.model->sample_shape(spec.sizes);
+  shape.insert(shape.begin(), split.size());
+  return {split.x.view(shape), split.y};
+}
+
 }  // namespace
 
 double convergence_lr(double lr, int step, int steps, int warmup_steps) {
@@ -132,7 +145,10 @@ ConvergenceRecord train_convergence(const CaseSpec& spec, const Dataset& data, c
   rec.train_size = data.train.size();
   rec.validation_size = data.validation.size();
   rec.target_accuracy = spec.convergence->target_accuracy;
-  for (const std::uint64_t seed : spec.convergence->seeds) rec.seeds.push_back(train_seed(spec, seed, data, device));
+  Dataset shaped = data;
+  shaped.train = in_sample_shape(data.train, spec);
+  shaped.validation = in_sample_shape(data.validation, spec);
+  for (const std::uint64_t seed : spec.convergence->seeds) rec.seeds.push_back(train_seed(spec, seed, shaped, device));
   return rec;
 }
 

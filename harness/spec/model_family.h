@@ -82,6 +82,9 @@ struct ModelFamily {
   // The "models" section's integer keys this family reads, besides batch
   // and classes (which every family reads), and where each one goes.
   std::vector<std::pair<std::string, int ModelSizes::*>> size_keys;
+  // Integer keys a suite may leave out: ModelSizes's default then holds, so
+  // a key added to a family keeps every existing suite as it was.
+  std::vector<std::pair<std::string, int ModelSizes::*>> optional_size_keys;
   bool reads_channels_last = false;
   // DataParallel replicates the module (torch::nn::parallel::replicate needs
   // its concrete Cloneable type, which the family's build captures).

@@ -12,6 +12,7 @@ struct ModelSizes {
   int hidden = 128;      // mlp hidden width
   int classes = 16;
   int channels = 16;     // cnn channels
+  int in_channels = 8;   // cnn input channels: 8 fills tensor cores' K, 1 takes a grey image
   int image = 16;        // cnn input height = width
   int seq = 16;          // transformer sequence length
   int d_model = 64;

@@ -66,6 +66,41 @@ std::string control_refusal(const CaseSpec& c) {
   }
 }
 
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+// A sample is the dataset's features in a row, or its grey image as one
+// channel: a reshape of the same pixels in the same order, so every model
+// trains on identical data.
+bool takes_samples(const std::vector<int64_t>& shape, const Dataset& data) {
+  if (shape.size() == 1) return shape[0] == data.features;
+  return shape.size() == 3 && data.image.size() == 2 && shape[0] == 1 && shape[1] == data.image[0] &&
+         shape[2] == data.image[1];
+}
+
+// The shapes that take the dataset's samples, for a refusal.
+std::string accepted_shapes(const Dataset& data) {
+  const std::string f = std::to_string(data.features);
+  std::string accepted = "[" + f + "] (an mlp with in_features " + f + ")";
+  if (data.image.size() != 2) return accepted;
+  const std::string h = std::to_string(data.image[0]), w = std::to_string(data.image[1]);
+  return accepted + " or its image as one channel, [1, " + h + ", " + w + "]" +
+         (h == w ? " (a cnn with in_channels 1 and image " + h + ")" : "");
+}
+
+std::string samples_refusal(const CaseSpec& c, const Dataset& data) {
+  const ModelFamily& m = *c.model;
+  const std::vector<int64_t> shape = m.sample_shape(c.sizes);
+  if (m.input == InputKind::kFloat && m.target == TargetKind::kClass && takes_samples(shape, data)) return "";
+  const std::string what = m.input == InputKind::kFloat ? "samples" : "token ids";
+  return "model " + m.name + " takes " + what + " of shape " + shape_text(shape) + ", not dataset " + data.name + "'s (" +
+         std::to_string(data.features) + " float features, one class each): a converge case's model takes " +
+         accepted_shapes(data);
+}
+
 }  // namespace
 
 bool has_convergence_cases(const std::vector<CaseSpec>& cases) {
@@ -100,11 +135,7 @@ void check_convergence_data(const std::vector<CaseSpec>& cases, const Dataset& d
   for (const CaseSpec& c : cases) {
     if (!c.convergence) continue;
     const ModelFamily& m = *c.model;
-    const std::vector<int64_t> shape = m.sample_shape(c.sizes);
-    if (m.input != InputKind::kFloat || m.target != TargetKind::kClass || shape.size() != 1 || shape[0] != data.features)
-      refuse(path, c, "model " + m.name + " does not take dataset " + data.name + "'s samples (" +
-                          std::to_string(data.features) + " float features, one class each): use an mlp with in_features " +
-                          std::to_string(data.features));
+    if (const std::string why = samples_refusal(c, data); !why.empty()) refuse(path, c, why);
     if (c.sizes.classes != data.classes)
       refuse(path, c, "model " + m.name + " has " + std::to_string(c.sizes.classes) + " classes, dataset " + data.name +
                           " has " + std::to_string(data.classes));

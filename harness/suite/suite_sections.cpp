@@ -121,6 +121,10 @@ ModelSizes read_sizes(Reader r, const ModelFamily& family) {
     s.*field = r.require<int>(key);
     dims.emplace_back(key, s.*field);
   }
+  for (const auto& [key, field] : family.optional_size_keys) {
+    s.*field = r.get(key, s.*field);
+    dims.emplace_back(key, s.*field);
+  }
   if (family.target == TargetKind::kNextToken) s.classes = s.vocab;
   if (family.reads_channels_last) s.channels_last = r.get("channels_last", false);
   r.reject_unknown_keys();

@@ -59,12 +59,10 @@ def alarms(candidate: list[dict], reference: list[dict], rule: dict) -> list[str
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("results", nargs="+")
-    args = parser.parse_args(argv)
+def joined_cases(paths: list[str]) -> list[dict]:
+    """The correct converge cases of every file, a case's runs joined in order."""
     cases: list[dict] = []
-    for path in args.results:
+    for path in paths:
         for c in read_bounded_json(path)["cases"]:
             if not c.get("convergence") or c["expect"] != "pass":
                 continue
@@ -72,21 +70,28 @@ def main(argv: list[str] | None = None) -> int:
                 same["convergence"]["runs"] += c["convergence"]["runs"]
             else:
                 cases.append(c)
-    fp32 = next(c for c in cases if c["precision"] == "fp32")
+    return cases
+
+
+def blocks(case: dict) -> list[list[dict]]:
+    runs = case["convergence"]["runs"]
+    return [runs[i:i + BLOCK] for i in range(0, len(runs) - BLOCK + 1, BLOCK)]
+
+
+def judge_reference(fp32: dict, cases: list[dict]) -> None:
+    """Each precision against its own fp32 reference (a suite with several
+    models has one per model), then that reference's blocks pairwise."""
+    model = fp32["model"]
     rule = fp32["convergence"]["rule"]
-    blocks = lambda c: [c["convergence"]["runs"][i:i + BLOCK]
-                        for i in range(0, len(c["convergence"]["runs"]) - BLOCK + 1, BLOCK)]
     ref_blocks = blocks(fp32)
     verdicts = fired = 0
-    for case in cases:
-        if case is fp32:
-            continue
+    for case in (c for c in cases if c.get("baseline_id") == fp32["id"]):
         for i, (cand, ref) in enumerate(zip(blocks(case), ref_blocks)):
             verdicts += 1
             if why := alarms(cand, ref, rule):
                 fired += 1
-                print(f"{case['precision']} block {i}: {'; '.join(why)}")
-    print(f"correct precisions vs fp32, same seeds: {fired} alarms in {verdicts} verdicts")
+                print(f"{model} {case['precision']} block {i}: {'; '.join(why)}")
+    print(f"{model}: correct precisions vs fp32, same seeds: {fired} alarms in {verdicts} verdicts")
     pairs = pair_fired = 0
     for i, cand in enumerate(ref_blocks):
         for j, ref in enumerate(ref_blocks):
@@ -94,8 +99,17 @@ def main(argv: list[str] | None = None) -> int:
                 pairs += 1
                 if why := alarms(cand, ref, rule):
                     pair_fired += 1
-                    print(f"fp32 block {i} vs fp32 block {j}: {'; '.join(why)}")
-    print(f"fp32 vs fp32, disjoint seeds: {pair_fired} alarms in {pairs} ordered pairs of {BLOCK}-seed blocks")
+                    print(f"{model} fp32 block {i} vs fp32 block {j}: {'; '.join(why)}")
+    print(f"{model}: fp32 vs fp32, disjoint seeds: {pair_fired} alarms in {pairs} ordered pairs of {BLOCK}-seed blocks")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("results", nargs="+")
+    args = parser.parse_args(argv)
+    cases = joined_cases(args.results)
+    for fp32 in (c for c in cases if c["precision"] == "fp32" and not c.get("baseline_id")):
+        judge_reference(fp32, cases)
     return 0
 
 

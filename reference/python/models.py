@@ -18,7 +18,12 @@ from torch import nn
 
 from . import canonical
 
-CNN_INPUT_CHANNELS = 8  # harness/models/cnn.h kCnnInputChannels
+# The cnn's "in_channels" when a suite leaves it out (harness/spec/model_sizes.h).
+CNN_INPUT_CHANNELS = 8
+
+
+def cnn_in_channels(sizes: dict) -> int:
+    return int(sizes.get("in_channels", CNN_INPUT_CHANNELS))
 
 
 class Mlp(nn.Module):
@@ -41,7 +46,7 @@ class Cnn(nn.Module):
     def __init__(self, sizes: dict):
         super().__init__()
         c = sizes["channels"]
-        self.conv1 = nn.Conv2d(CNN_INPUT_CHANNELS, c, 3, padding=1)
+        self.conv1 = nn.Conv2d(cnn_in_channels(sizes), c, 3, padding=1)
         self.bn1 = nn.BatchNorm2d(c)
         self.conv2 = nn.Conv2d(c, 2 * c, 3, padding=1)
         self.bn2 = nn.BatchNorm2d(2 * c)
@@ -218,7 +223,7 @@ def input_shape(family: str, sizes: dict) -> list[int]:
     if family in ("mlp", "linear_stack"):
         return [sizes["in_features"]]
     if family == "cnn":
-        return [CNN_INPUT_CHANNELS, sizes["image"], sizes["image"]]
+        return [cnn_in_channels(sizes), sizes["image"], sizes["image"]]
     if family in ("transformer", "decoder"):
         return [sizes["seq"], sizes["d_model"]]
     return canonical.input_shape(family, sizes)
@@ -254,7 +259,7 @@ def training_flops_per_sample(family: str, sizes: dict) -> float:
         fwd = linear(s["in_features"], s["hidden"]) + linear(s["hidden"], s["hidden"]) + linear(s["hidden"], s["classes"])
     elif family == "cnn":
         c = s["channels"]
-        fwd = conv3x3(CNN_INPUT_CHANNELS, c, s["image"]) + conv3x3(c, 2 * c, s["image"] // 2) + linear(2 * c, s["classes"])
+        fwd = conv3x3(cnn_in_channels(s), c, s["image"]) + conv3x3(c, 2 * c, s["image"] // 2) + linear(2 * c, s["classes"])
     elif family in ("transformer", "decoder"):
         seq, d = s["seq"], s["d_model"]
         blocks = s["layers"] if family == "decoder" else 1

@@ -59,11 +59,11 @@ LOSSES = ("cross_entropy", "mse", "bce_with_logits")  # harness/spec/loss.h
 DEFAULT_LOSS = {"kind": "cross_entropy", "label_smoothing": 0.0}
 DEFAULT_MULTI_COEFFICIENTS = [2.0, 3.0, 3.0, -5.0]  # loss0 = loss(a*o0 + b*o1), loss1 = loss(c*o0 + d*o1)
 OPTIMIZER_IMPLS = ("loop", "foreach", "fused")  # harness/optim/optimizers.h
-SIZE_KEYS = ("batch", "in_features", "hidden", "classes", "channels", "image", "seq", "d_model",
+SIZE_KEYS = ("batch", "in_features", "hidden", "classes", "channels", "in_channels", "image", "seq", "d_model",
              "heads", "ffn", "layers", "vocab", "depth", "patch", "channels_last")
 DEFAULT_SIZES = {"batch": 32, "in_features": 64, "hidden": 128, "classes": 16, "channels": 16,
-                 "image": 16, "seq": 16, "d_model": 64, "heads": 4, "ffn": 128, "layers": 1, "vocab": 64,
-                 "depth": 18, "patch": 4, "channels_last": 0}
+                 "in_channels": 8, "image": 16, "seq": 16, "d_model": 64, "heads": 4, "ffn": 128, "layers": 1,
+                 "vocab": 64, "depth": 18, "patch": 4, "channels_last": 0}
 DEFAULT_SCALER = {"init_scale": 65536.0, "growth_factor": 2.0, "backoff_factor": 0.5,
                   "growth_interval": 2000}
 

@@ -276,9 +276,9 @@ def _suite_from_root(root, path: str, device: str) -> Suite:
             continue
         if name not in MODELS:
             raise SuiteError(f"{path}: models.{name}: unknown model '{name}'")
-        full = {"batch": 32, "in_features": 64, "hidden": 128, "classes": 16, "channels": 16, "image": 16,
-                "seq": 16, "d_model": 64, "heads": 4, "ffn": 128, "layers": 1, "vocab": 64, "depth": 18,
-                "patch": 4, "channels_last": False}
+        full = {"batch": 32, "in_features": 64, "hidden": 128, "classes": 16, "channels": 16, "in_channels": 8,
+                "image": 16, "seq": 16, "d_model": 64, "heads": 4, "ffn": 128, "layers": 1, "vocab": 64,
+                "depth": 18, "patch": 4, "channels_last": False}
         full.update(sizes)
         if name == "gpt2":
             full["classes"] = full["vocab"]  # a next-token model's classes are its vocabulary
