@@ -27,9 +27,13 @@ at::Tensor per_value(const at::Tensor& per_tile, int64_t tile_rows, int64_t tile
 
 }  // namespace
 
-BlockwiseCastOptions act_tiles(int64_t tile) { return {1, tile, BlockwiseEps::kWidened}; }
-BlockwiseCastOptions act_t_tiles(int64_t tile) { return {tile, 1, BlockwiseEps::kInputDtype}; }
-BlockwiseCastOptions weight_tiles(int64_t tile) { return {tile, tile, BlockwiseEps::kWidened}; }
+BlockwiseCastOptions act_tiles(int64_t tile, bool own_amax) { return {1, tile, BlockwiseEps::kWidened, own_amax}; }
+BlockwiseCastOptions act_t_tiles(int64_t tile, bool own_amax) {
+  return {tile, 1, BlockwiseEps::kInputDtype, own_amax};
+}
+BlockwiseCastOptions weight_tiles(int64_t tile, bool own_amax) {
+  return {tile, tile, BlockwiseEps::kWidened, own_amax};
+}
 
 at::Tensor blockwise_tile_amax(const at::Tensor& hp, int64_t tile_rows, int64_t tile_cols) {
   TORCH_CHECK(hp.dim() == 2, "blockwise cast: a 2-D tensor, not ", hp.dim(), "-D");
@@ -44,6 +48,7 @@ BlockwiseTensor blockwise_cast(const at::Tensor& hp, const BlockwiseCastOptions&
   TORCH_CHECK(hp.scalar_type() == at::kFloat || hp.scalar_type() == at::kBFloat16,
               "blockwise cast: float32 or bfloat16, not ", hp.scalar_type());
   at::Tensor amax = blockwise_tile_amax(hp, o.tile_rows, o.tile_cols);
+  if (!o.own_amax) amax = amax.amax().expand_as(amax);
   // torchao's rhs quantizer clamps before widening, the others after.
   amax = o.eps == BlockwiseEps::kInputDtype ? amax.clamp_min(kBlockwiseEps).to(at::kDouble)
                                             : amax.to(at::kDouble).clamp_min(kBlockwiseEps);

@@ -38,13 +38,16 @@ struct BlockwiseCastOptions {
   int64_t tile_rows = 1;
   int64_t tile_cols = kBlockwiseTile;
   BlockwiseEps eps = BlockwiseEps::kWidened;
+  // Off (a mistake): every tile scaled from the whole tensor's amax, one
+  // scale repeated per tile, so small tiles lose their precision.
+  bool own_amax = true;
 };
 
 // The three tile shapes of the recipe at a given tile size (128; another
 // size is a mistake, for the negative control).
-BlockwiseCastOptions act_tiles(int64_t tile);     // 1 x tile
-BlockwiseCastOptions act_t_tiles(int64_t tile);   // tile x 1
-BlockwiseCastOptions weight_tiles(int64_t tile);  // tile x tile
+BlockwiseCastOptions act_tiles(int64_t tile, bool own_amax = true);     // 1 x tile
+BlockwiseCastOptions act_t_tiles(int64_t tile, bool own_amax = true);   // tile x 1
+BlockwiseCastOptions weight_tiles(int64_t tile, bool own_amax = true);  // tile x tile
 
 // data: e4m3, hp's shape. scale: float32 dequantizing scales (1 / s), one
 // per tile, [ceil(rows / tile_rows), ceil(cols / tile_cols)].

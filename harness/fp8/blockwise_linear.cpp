@@ -72,14 +72,16 @@ struct BlockwiseMatmul : torch::autograd::Function<BlockwiseMatmul> {
                             const MxCastLog& log) {
     ctx->save_for_backward({input2d, weight});
     ctx->saved_data["tile"] = r.blockwise_tile();
+    ctx->saved_data["own_amax"] = r.blockwise_own_amax();
     for (int k = 0; k < 3; ++k) {
       save_counts(ctx, kOperandKeys[k], counts[k]);
       if (log.enabled) ctx->saved_data[std::string(kOperandKeys[k]) + "_log"] = log.casts[k];
     }
     auto logs = log.casts;
     const int64_t tile = r.blockwise_tile();
-    const BlockwiseTensor x = cast(input2d, act_tiles(tile), counts[0], log.enabled ? &logs[0] : nullptr);
-    const BlockwiseTensor w = cast(weight, weight_tiles(tile), counts[1], log.enabled ? &logs[1] : nullptr);
+    const bool own = r.blockwise_own_amax();
+    const BlockwiseTensor x = cast(input2d, act_tiles(tile, own), counts[0], log.enabled ? &logs[0] : nullptr);
+    const BlockwiseTensor w = cast(weight, weight_tiles(tile, own), counts[1], log.enabled ? &logs[1] : nullptr);
     // torchao casts weight^T in 128 x 128 tiles: the same tiles transposed.
     return dequantized_mm(x, w, input2d.scalar_type(), /*b_transposed=*/true);
   }
@@ -87,6 +89,7 @@ struct BlockwiseMatmul : torch::autograd::Function<BlockwiseMatmul> {
   static tensor_list backward(AutogradContext* ctx, tensor_list grads) {
     const auto saved = ctx->get_saved_variables();
     const int64_t tile = ctx->saved_data["tile"].toInt();
+    const bool own = ctx->saved_data["own_amax"].toBool();
     std::array<DelayedTensorState, 3> counts;
     std::array<std::optional<c10::List<at::Tensor>>, 3> logs;
     for (int k = 0; k < 3; ++k) {
@@ -98,11 +101,11 @@ struct BlockwiseMatmul : torch::autograd::Function<BlockwiseMatmul> {
     // torchao makes the output gradient contiguous first (its casts need it).
     const at::Tensor g = grads[0].contiguous();
     const at::ScalarType out = g.scalar_type();
-    const BlockwiseTensor g_rows = cast(g, act_tiles(tile), &counts[2], log_of(2));
-    const BlockwiseTensor w = cast(saved[1], weight_tiles(tile), &counts[1], log_of(1));
+    const BlockwiseTensor g_rows = cast(g, act_tiles(tile, own), &counts[2], log_of(2));
+    const BlockwiseTensor w = cast(saved[1], weight_tiles(tile, own), &counts[1], log_of(1));
     const at::Tensor grad_input = dequantized_mm(g_rows, w, out);
-    const BlockwiseTensor g_t = cast(g.t().contiguous(), act_tiles(tile), &counts[2], log_of(2));
-    const BlockwiseTensor x_cols = cast(saved[0], act_t_tiles(tile), &counts[0], log_of(0));
+    const BlockwiseTensor g_t = cast(g.t().contiguous(), act_tiles(tile, own), &counts[2], log_of(2));
+    const BlockwiseTensor x_cols = cast(saved[0], act_t_tiles(tile, own), &counts[0], log_of(0));
     const at::Tensor grad_weight = dequantized_mm(g_t, x_cols, out);
     return {grad_input, grad_weight, at::Tensor(), at::Tensor(), at::Tensor()};
   }

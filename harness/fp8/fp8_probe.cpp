@@ -46,7 +46,8 @@
 //           floats, "tensor_scale": float or null, "signs": the 16 signs}
 // or one blockwise cast (fp8/blockwise_cast.h) of a 2-D tensor:
 // request: {"blockwise_cast": {"input": [[...]], "dtype": "float32",
-//                              "tiles": "1x128"|"128x1"|"128x128", "tile": 128}}
+//                              "tiles": "1x128"|"128x1"|"128x128", "tile": 128,
+//                              "own_amax": true}}
 // result:  {"data": flat e4m3 values, "scale": flat float32 dequantizing
 //           scales, "scale_shape": [tiles down, tiles across]}
 // A refused recipe exits 2 with the reason on stderr.
@@ -117,7 +118,8 @@ RecipeOptions read_recipe(const nlohmann::json& j) {
       .nvfp4_hadamard(j.value("nvfp4_hadamard", true))
       .nvfp4_fresh_stream(j.value("nvfp4_fresh_stream", true))
       .nvfp4_seed(j.value("nvfp4_seed", int64_t{0}))
-      .blockwise_tile(j.value("blockwise_tile", kBlockwiseTileEdge));
+      .blockwise_tile(j.value("blockwise_tile", kBlockwiseTileEdge))
+      .blockwise_own_amax(j.value("blockwise_own_amax", true));
 }
 
 nlohmann::json run_mx_cast(const nlohmann::json& request) {
@@ -133,10 +135,11 @@ nlohmann::json run_blockwise_cast(const nlohmann::json& request) {
   const at::Tensor hp = matrix_of(request.at("input"), dtype_of(request.value("dtype", std::string("float32"))));
   const std::string tiles = request.at("tiles").get<std::string>();
   const int64_t tile = request.value("tile", kBlockwiseTile);
+  const bool own = request.value("own_amax", true);
   BlockwiseCastOptions o;
-  if (tiles == "1x128") o = act_tiles(tile);
-  else if (tiles == "128x1") o = act_t_tiles(tile);
-  else if (tiles == "128x128") o = weight_tiles(tile);
+  if (tiles == "1x128") o = act_tiles(tile, own);
+  else if (tiles == "128x1") o = act_t_tiles(tile, own);
+  else if (tiles == "128x128") o = weight_tiles(tile, own);
   else throw std::invalid_argument("tiles must be 1x128, 128x1 or 128x128, not '" + tiles + "'");
   const BlockwiseTensor t = blockwise_cast(hp, o);
   return {{"data", flat(t.data)}, {"scale", flat(t.scale)}, {"scale_shape", t.scale.sizes().vec()}};

@@ -80,7 +80,8 @@ void RecipeOptions::validate() const {
 
 void RecipeOptions::validate_blockwise() const {
   const bool bw = scaling_ == Scaling::kBlockwise;
-  TORCH_CHECK(bw || blockwise_tile_ == kBlockwiseTileEdge, "fp8 recipe: blockwise_tile is a blockwise setting, not one of ",
+  TORCH_CHECK(bw || (blockwise_tile_ == kBlockwiseTileEdge && blockwise_own_amax_),
+              "fp8 recipe: blockwise_tile and blockwise_own_amax are blockwise settings, not ones of ",
               scaling_name(scaling_));
   TORCH_CHECK(blockwise_tile_ == kBlockwiseTileEdge || blockwise_tile_ == 64,
               "fp8 recipe: blockwise_tile must be 128 (or 64, as a mistake), not ", blockwise_tile_);
@@ -109,7 +110,7 @@ bool RecipeOptions::faulted() const {
   return !saturate_ || e4m3_gradients_ || freeze_scales_ || input_amax_from_weight_ || !roll_history_ || !pow2_scales_ ||
          mx_scale_mode_ == MxScaleMode::kCeil || mx_block_ != kMxBlock || !mx_clamp_exponent_ ||
          nvfp4_block_ != kNvfp4Block || !nvfp4_tensor_scale_ || !nvfp4_hadamard_ || !nvfp4_fresh_stream_ ||
-         blockwise_tile_ != kBlockwiseTileEdge;
+         blockwise_tile_ != kBlockwiseTileEdge || !blockwise_own_amax_;
 }
 
 double fp8_max(at::ScalarType fp8) {

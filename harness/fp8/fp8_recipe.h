@@ -104,6 +104,9 @@ struct RecipeOptions {
   // Blockwise only. The tile edge: 128; 64 is the mistake of another
   // recipe's tiles (finer tiles fit better, so only the scale audit sees it).
   TORCH_ARG(int64_t, blockwise_tile) = kBlockwiseTileEdge;
+  // Each tile scaled from its own amax; off, from the whole tensor's (one
+  // per-tensor scale repeated per tile).
+  TORCH_ARG(bool, blockwise_own_amax) = true;
 
  public:  // TORCH_ARG leaves its fields private
   // TORCH_CHECKs every field, naming the bad value.

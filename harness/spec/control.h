@@ -46,6 +46,7 @@ enum class Control {
   kNvfp4NoTensorScale,  // single-level scaling: no fp32 tensor scale
   // The blockwise mistakes.
   kFp8BlockwiseTile64,  // 64-wide tiles instead of 128
+  kFp8BlockwiseTensorAmax,  // every tile scaled from the whole tensor's amax
 };
 
 // The suite's name of a variant ("correct" for kNone).

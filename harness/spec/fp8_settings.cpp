@@ -22,7 +22,7 @@ bool is_fp8_control(Control control) {
          control == Control::kMxfp8Block16 || control == Control::kMxfp8E8m0Wrap ||
          control == Control::kNvfp4SameStream || control == Control::kNvfp4NoHadamard ||
          control == Control::kNvfp4Block32 || control == Control::kNvfp4NoTensorScale ||
-         control == Control::kFp8BlockwiseTile64;
+         control == Control::kFp8BlockwiseTile64 || control == Control::kFp8BlockwiseTensorAmax;
 }
 
 std::string apply_fp8_control(Control control, const PrecisionPolicy& precision, fp8::RecipeOptions& recipe) {
@@ -99,6 +99,10 @@ std::string apply_fp8_control(Control control, const PrecisionPolicy& precision,
     case Control::kFp8BlockwiseTile64:
       if (recipe.scaling() != fp8::Scaling::kBlockwise) break;
       recipe.blockwise_tile(64);
+      return "";
+    case Control::kFp8BlockwiseTensorAmax:
+      if (recipe.scaling() != fp8::Scaling::kBlockwise) break;
+      recipe.blockwise_own_amax(false);
       return "";
     case Control::kNvfp4NoTensorScale:
       if (!nv) break;

@@ -12,7 +12,8 @@ VARIANTS = {
     "plain": ("correct", "no_scaler", "fresh_scaler_each_step", "resume_without_scaler_state",
               "fp8_frozen_scales", "fp8_input_amax_from_weight", "fp8_e4m3_gradients", "fp8_history_not_rolled",
               "fp8_no_saturation", "fp8_rowwise_unrounded_scales", "resume_without_fp8_state", "mxfp8_ceil_scales", "mxfp8_block_16", "mxfp8_e8m0_wrap",
-              "nvfp4_same_stream", "nvfp4_no_hadamard", "nvfp4_block_32", "nvfp4_no_tensor_scale", "fp8_blockwise_tile_64"),
+              "nvfp4_same_stream", "nvfp4_no_hadamard", "nvfp4_block_32", "nvfp4_no_tensor_scale", "fp8_blockwise_tile_64",
+              "fp8_blockwise_tensor_amax"),
     "clip_norm": ("correct", "clip_before_unscale"),
     "clip_value": ("correct", "clip_before_unscale"),
     "accumulation": ("correct", "step_every_microbatch"),
@@ -48,7 +49,7 @@ MX_CORRECT_FAULTS = {"mx_block": 32, "mx_clamp_exponent": True, "pow2_scales": T
 NVFP4_CORRECT_FAULTS = {"nvfp4_block": 16, "nvfp4_tensor_scale": True, "nvfp4_hadamard": True,
                         "nvfp4_fresh_stream": True}
 # ... and its blockwise one.
-BLOCKWISE_CORRECT_FAULTS = {"blockwise_tile": 128}
+BLOCKWISE_CORRECT_FAULTS = {"blockwise_tile": 128, "blockwise_own_amax": True}
 OPTIMIZERS = ("sgd", "adam", "adamw")
 # torch.optim's keyword arguments (harness/optim/impl.h Settings): SGD's
 # momentum is the harness's 0.9, AdamW's weight decay 0.01.

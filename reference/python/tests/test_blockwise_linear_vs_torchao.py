@@ -7,8 +7,9 @@ tile, one Linear's output and three gradients over several steps against
 the oracle's BlockwiseLinear (reference/python/blockwise_linear.py, built
 from those quantizers as linear.py's fp8_blockwise_mm arranges them), and
 SGD steps of a small network with its planned layers in blockwise FP8.
-Also: 64-wide tiles (the control) give another number of scales, and a bad
-recipe exits 2 naming the setting.
+Also: 64-wide tiles (a control) give another number of scales, scales from
+the tensor's amax (the other) one scale repeated, and a bad recipe exits 2
+naming the setting.
 
 AMPBENCH_FP8_PROBE names the probe.
 """
@@ -210,10 +211,21 @@ def test_64_wide_tiles_give_another_number_of_scales():
     assert torch.equal(right, cast_act(x)[1])
 
 
+def test_scales_from_the_tensors_amax_are_one_scale_repeated():
+    """The other control: every tile scaled as the tile holding the tensor's amax."""
+    x = awkward(256, 256, 10)
+    out = call({"blockwise_cast": {"input": x.tolist(), "tiles": "1x128", "own_amax": False}})
+    scale = torch.tensor(out["scale"])
+    want = 1.0 / torch.tensor(448.0 / x.abs().max().double().item(), dtype=torch.float32)
+    assert torch.equal(scale, want.expand_as(scale))
+    assert not torch.equal(scale, cast_act(x)[1].flatten())
+
+
 @pytest.mark.parametrize("recipe,why", [
     ({"scaling": "blockwise", "blockwise_tile": 32}, "blockwise_tile must be 128"),
     ({"scaling": "blockwise", "freeze_scales": True}, "not ones of blockwise"),
-    ({"scaling": "tensorwise", "blockwise_tile": 64}, "is a blockwise setting"),
+    ({"scaling": "tensorwise", "blockwise_tile": 64}, "are blockwise settings"),
+    ({"scaling": "rowwise", "blockwise_own_amax": False}, "are blockwise settings"),
 ])
 def test_a_bad_blockwise_recipe_is_refused_with_its_reason(recipe, why):
     request = {"recipe": recipe, "dtype": "float32", "weight": [[0.0] * 128] * 128, "bias": [0.0] * 128,
