@@ -17,7 +17,7 @@ import numpy as np
 from reference.python.results_file import Case, Expect, Results, Status, load_results
 
 # fp16 is Apex O1 (autocast): O2 and O3 sit beside it; the FP8 recipes last.
-PRECISION_ORDER = ("fp32", "fp16", "o2", "o3", "bf16", "tf32", "fp8_tensorwise", "fp8_rowwise", "fp8_delayed", "mxfp8", "nvfp4")
+PRECISION_ORDER = ("fp32", "fp16", "o2", "o3", "bf16", "tf32", "fp8_tensorwise", "fp8_rowwise", "fp8_delayed", "mxfp8", "nvfp4", "fp8_blockwise")
 
 # Case attributes that can distinguish two cases of the same workload, model
 # and precision.  Labels show only the ones that actually vary, so a plain

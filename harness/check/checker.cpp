@@ -3,6 +3,7 @@
 #include "check/fp8_scale_audit.h"
 #include "check/mx_scale_audit.h"
 #include "check/rowwise_scale_audit.h"
+#include "check/blockwise_scale_audit.h"
 #include "check/nvfp4_scale_audit.h"
 
 #include <algorithm>
@@ -276,12 +277,25 @@ void check_nvfp4_casts(Verdict& v, const CaseRecord& rec) {
               " (blocks of another size, no tensor scale, the rounding stream reseeded, or no Hadamard transform?)");
 }
 
+// Blockwise: every tile's scale against torchao's blockwise rule.
+void check_blockwise_scales(Verdict& v, const CaseRecord& rec) {
+  const auto mismatch = first_blockwise_scale_mismatch(rec.blockwise_casts);
+  if (!mismatch) return;
+  v.metrics["fp8_scale_mismatch_cast"] = static_cast<double>(mismatch->cast);
+  v.scale_audit_failed = true;
+  require(v, false,
+          "blockwise scales of " + converted_layer_name(rec, mismatch->layer) + "'s " +
+              fp8_operand_name(mismatch->operand) + " at cast " + std::to_string(mismatch->cast) + ": " +
+              mismatch->what + " (tiles of another size, or scales not from the tile's own amax?)");
+}
+
 // FP8: every traced cast's scale against the recipe's rule.
 void check_fp8_scales(Verdict& v, const CaseRecord& rec) {
   if (!rec.spec.fp8) return;
   if (rec.spec.fp8->recipe.scaling() == fp8::Scaling::kMxfp8) return check_mx_scales(v, rec);
   if (rec.spec.fp8->recipe.scaling() == fp8::Scaling::kRowwise) return check_rowwise_scales(v, rec);
   if (rec.spec.fp8->recipe.scaling() == fp8::Scaling::kNvfp4) return check_nvfp4_casts(v, rec);
+  if (rec.spec.fp8->recipe.scaling() == fp8::Scaling::kBlockwise) return check_blockwise_scales(v, rec);
   const auto mismatch = first_fp8_scale_mismatch(rec.spec.fp8->recipe, rec.fp8_casts);
   if (!mismatch) return;
   v.metrics["fp8_scale_mismatch_cast"] = static_cast<double>(mismatch->cast);

@@ -48,7 +48,7 @@ std::optional<Fp8ScaleMismatch> first_fp8_scale_mismatch(const fp8::RecipeOption
                                                          const std::vector<Fp8LayerCasts>& layers) {
   // Rowwise scales are per row; MXFP8's per block (check/mx_scale_audit.h).
   if (recipe.scaling() == fp8::Scaling::kRowwise || recipe.scaling() == fp8::Scaling::kMxfp8 ||
-      recipe.scaling() == fp8::Scaling::kNvfp4)
+      recipe.scaling() == fp8::Scaling::kNvfp4 || recipe.scaling() == fp8::Scaling::kBlockwise)
     return std::nullopt;
   for (std::size_t l = 0; l < layers.size(); ++l) {
     for (int k = 0; k < 3; ++k) {

@@ -9,7 +9,7 @@ const std::vector<std::string>& PrecisionPolicy::names() {
   static const std::vector<std::string> all = {"fp32",           "fp16",        "bf16",
                                                    "tf32",           "o2",          "o3",
                                                    "fp8_tensorwise", "fp8_rowwise", "fp8_delayed", "mxfp8",
-                                                   "nvfp4"};
+                                                   "nvfp4",          "fp8_blockwise"};
   return all;
 }
 
@@ -25,9 +25,10 @@ PrecisionPolicy PrecisionPolicy::parse(const std::string& name) {
   if (name == "fp8_delayed") return PrecisionPolicy(Precision::kFp8Delayed);
   if (name == "mxfp8") return PrecisionPolicy(Precision::kMxfp8);
   if (name == "nvfp4") return PrecisionPolicy(Precision::kNvfp4);
+  if (name == "fp8_blockwise") return PrecisionPolicy(Precision::kFp8Blockwise);
   throw std::invalid_argument(
       "unsupported precision '" + name +
-      "' (expected fp32, fp16, bf16, tf32, o2, o3, fp8_tensorwise, fp8_rowwise, fp8_delayed, mxfp8 or nvfp4)");
+      "' (expected fp32, fp16, bf16, tf32, o2, o3, fp8_tensorwise, fp8_rowwise, fp8_delayed, mxfp8, nvfp4 or fp8_blockwise)");
 }
 
 std::string PrecisionPolicy::name() const {
@@ -43,6 +44,7 @@ std::string PrecisionPolicy::name() const {
     case Precision::kFp8Delayed: return "fp8_delayed";
     case Precision::kMxfp8: return "mxfp8";
     case Precision::kNvfp4: return "nvfp4";
+    case Precision::kFp8Blockwise: return "fp8_blockwise";
   }
   return "?";
 }
@@ -59,7 +61,8 @@ std::optional<c10::ScalarType> PrecisionPolicy::autocast_dtype() const {
     case Precision::kO2:
     case Precision::kO3:
     case Precision::kMxfp8:
-    case Precision::kNvfp4: return std::nullopt;
+    case Precision::kNvfp4:
+    case Precision::kFp8Blockwise: return std::nullopt;
   }
   return std::nullopt;
 }
@@ -110,7 +113,8 @@ double PrecisionPolicy::unit_roundoff() const {
     case Precision::kFp8Tensorwise:
     case Precision::kFp8Rowwise:
     case Precision::kFp8Delayed:
-    case Precision::kMxfp8: return std::ldexp(1.0, -4);
+    case Precision::kMxfp8:
+    case Precision::kFp8Blockwise: return std::ldexp(1.0, -4);
     case Precision::kNvfp4: return std::ldexp(1.0, -2);  // E2M1: one mantissa bit
   }
   return 0.0;

@@ -26,9 +26,12 @@ namespace ampbench {
 // as torchao's emulated MXFP8 path and everything else in float32: that path
 // takes one dtype for both GEMM operands, so a bf16 activation on a float32
 // weight (autocast's case) is one it refuses. nvfp4 likewise (4-bit E2M1
-// blocks under E4M3 scales, emulated; fp8/nvfp4_linear.h).
+// blocks under E4M3 scales, emulated; fp8/nvfp4_linear.h), and fp8_blockwise
+// (float32 scales per 1 x 128 and 128 x 128 tile, emulated;
+// fp8/blockwise_linear.h).
 enum class Precision {
-  kFp32, kFp16, kBf16, kTf32, kO2, kO3, kFp8Tensorwise, kFp8Rowwise, kFp8Delayed, kMxfp8, kNvfp4
+  kFp32, kFp16, kBf16, kTf32, kO2, kO3, kFp8Tensorwise, kFp8Rowwise, kFp8Delayed, kMxfp8, kNvfp4,
+  kFp8Blockwise
 };
 
 class PrecisionPolicy {
@@ -48,7 +51,7 @@ class PrecisionPolicy {
   bool is_fp8() const {
     return precision_ == Precision::kFp8Tensorwise || precision_ == Precision::kFp8Rowwise ||
            precision_ == Precision::kFp8Delayed || precision_ == Precision::kMxfp8 ||
-           precision_ == Precision::kNvfp4;
+           precision_ == Precision::kNvfp4 || precision_ == Precision::kFp8Blockwise;
   }
 
   // The autocast dtype (bfloat16 for the FP8 precisions' other ops), or nullopt for fp32 and tf32 (no autocast region:

@@ -12,7 +12,7 @@ namespace {
 TEST(Precision, EveryNameParsesToItselfInTableOrder) {
   EXPECT_EQ(PrecisionPolicy::names(), (std::vector<std::string>{"fp32", "fp16", "bf16", "tf32", "o2", "o3",
                                                                  "fp8_tensorwise", "fp8_rowwise", "fp8_delayed", "mxfp8",
-                                                                 "nvfp4"}));
+                                                                 "nvfp4", "fp8_blockwise"}));
   for (const std::string& name : PrecisionPolicy::names()) EXPECT_EQ(PrecisionPolicy::parse(name).name(), name);
   EXPECT_EQ(PrecisionPolicy::parse("tf32").precision(), Precision::kTf32);
 }
@@ -23,7 +23,7 @@ TEST(Precision, AnUnknownNameIsRefusedListingTheKnownOnes) {
     FAIL() << "fp8 was accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(), "unsupported precision 'fp8' (expected fp32, fp16, bf16, tf32, o2, o3, fp8_tensorwise, "
-                           "fp8_rowwise, fp8_delayed, mxfp8 or nvfp4)");
+                           "fp8_rowwise, fp8_delayed, mxfp8, nvfp4 or fp8_blockwise)");
   }
   EXPECT_THROW(PrecisionPolicy::parse("TF32"), std::invalid_argument);
 }

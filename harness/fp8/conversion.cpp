@@ -5,14 +5,12 @@
 namespace ampbench::fp8 {
 namespace {
 
-constexpr int64_t kAlignment = 16;
-
-std::string misalignment(const LinearChoice& c) {
+std::string misalignment(const LinearChoice& c, int64_t alignment) {
   std::string why;
-  if (c.in_features % kAlignment != 0) why = "in_features " + std::to_string(c.in_features);
-  if (c.out_features % kAlignment != 0)
+  if (c.in_features % alignment != 0) why = "in_features " + std::to_string(c.in_features);
+  if (c.out_features % alignment != 0)
     why += (why.empty() ? "" : " and ") + std::string("out_features ") + std::to_string(c.out_features);
-  return why.empty() ? "" : why + " not divisible by 16";
+  return why.empty() ? "" : why + " not divisible by " + std::to_string(alignment);
 }
 
 }  // namespace
@@ -26,7 +24,7 @@ std::vector<LinearChoice> plan_conversion(const torch::nn::Module& module, const
   }
   for (size_t i = 0; i < plan.size(); ++i) {
     LinearChoice& c = plan[i];
-    c.reason = misalignment(c);
+    c.reason = misalignment(c, options.alignment());
     if (c.reason.empty() && i == 0 && !options.convert_first()) c.reason = "the first Linear (convert_first off)";
     if (c.reason.empty() && i + 1 == plan.size() && !options.convert_last())
       c.reason = "the last Linear (convert_last off)";

@@ -1,5 +1,6 @@
 // Which Linear layers of a module an FP8 recipe converts: both dimensions
-// divisible by 16 (the alignment FP8 GEMMs need on a GPU); the first and the
+// divisible by 16 (the alignment FP8 GEMMs need on a GPU; 128 for blockwise
+// scaling, ConversionOptions::alignment); the first and the
 // last Linear, where the network's input and its logits meet FP8's narrow
 // range, stay in high precision unless asked for. First and last are in the
 // module's registration order (named_modules), which the model families keep

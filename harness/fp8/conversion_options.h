@@ -13,6 +13,9 @@ namespace ampbench::fp8 {
 struct ConversionOptions {
   TORCH_ARG(bool, convert_first) = false;
   TORCH_ARG(bool, convert_last) = false;
+  // Both dimensions must be multiples of it: 16 for the GPU's FP8 GEMMs, 128
+  // for blockwise scaling, whose tiles may not straddle a layer's edge.
+  TORCH_ARG(int64_t, alignment) = 16;
 };
 
 // One Linear layer and the choice made for it: converted, or why not.

@@ -191,6 +191,10 @@ at::Tensor fp8_linear(const at::Tensor& input, const at::Tensor& weight, const a
     // torchao's emulated MX path sees no autocast: the output in the input's dtype.
     out = mx_matmul(input.reshape({-1, input.size(-1)}), weight, state.recipe,
                     {&state.input, &state.weight, &state.grad_output}, state.mx_log);
+  } else if (state.recipe.scaling() == Scaling::kBlockwise) {
+    // Emulated like MXFP8, below autocast: the output in the input's dtype.
+    out = blockwise_matmul(input.reshape({-1, input.size(-1)}), weight, state.recipe,
+                           {&state.input, &state.weight, &state.grad_output}, state.mx_log);
   } else if (state.recipe.scaling() == Scaling::kNvfp4) {
     // Emulated like MXFP8, below autocast: the output in the input's dtype.
     out = nvfp4_matmul(input.reshape({-1, input.size(-1)}), weight, *state.nvfp4);

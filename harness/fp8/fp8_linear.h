@@ -9,6 +9,7 @@
 
 #include <memory>
 
+#include "fp8/blockwise_linear.h"
 #include "fp8/delayed_scaling.h"
 #include "fp8/fp8_recipe.h"
 #include "fp8/mx_linear.h"
@@ -23,8 +24,9 @@ struct Fp8LinearState {
   explicit Fp8LinearState(RecipeOptions recipe, const at::Device& device);
   RecipeOptions recipe;
   DelayedTensorState input, weight, grad_output;
-  // MXFP8 and rowwise: a recorded run's casts, for the scale audits (MX:
-  // block amaxes and exponents; rowwise: row amaxes and scales).
+  // MXFP8, rowwise and blockwise: a recorded run's casts, for the scale
+  // audits (MX: block amaxes and exponents; rowwise: row amaxes and scales;
+  // blockwise: tile amaxes and scales).
   MxCastLog mx_log;
   // NVFP4: the Hadamard signs and the stochastic rounding stream (unset for
   // the other recipes).

@@ -4,7 +4,7 @@
 //
 //   ampbench_fp8_probe < request.json > result.json
 //
-// request: {"recipe": {"scaling": "tensorwise"|"rowwise"|"delayed"|"mxfp8"|"nvfp4",
+// request: {"recipe": {"scaling": "tensorwise"|"rowwise"|"delayed"|"mxfp8"|"nvfp4"|"blockwise",
 //                      "history_len": 16, "margin": 0, "amax_compute": "max",
 //                      "mx_scale_mode": "floor"|"rceil"|"ceil", "mx_block": 32,
 //                      "nvfp4_block": 16, "nvfp4_seed": 0,
@@ -44,6 +44,12 @@
 //                          "uniform": [[...]] (optional), "hadamard": false}}
 // result:  {"data": flat E2M1 values, "block_scale": flat E4M3 scales as
 //           floats, "tensor_scale": float or null, "signs": the 16 signs}
+// or one blockwise cast (fp8/blockwise_cast.h) of a 2-D tensor:
+// request: {"blockwise_cast": {"input": [[...]], "dtype": "float32",
+//                              "tiles": "1x128"|"128x1"|"128x128", "tile": 128,
+//                              "own_amax": true}}
+// result:  {"data": flat e4m3 values, "scale": flat float32 dequantizing
+//           scales, "scale_shape": [tiles down, tiles across]}
 // A refused recipe exits 2 with the reason on stderr.
 #include <ATen/ATen.h>
 #include <torch/nn/modules/activation.h>
@@ -56,6 +62,7 @@
 
 #include "amp/autocast_guard.h"
 #include "core/json.h"
+#include "fp8/blockwise_cast.h"
 #include "fp8/conversion.h"
 #include "fp8/fp8_linear.h"
 #include "fp8/mx_cast.h"
@@ -87,7 +94,7 @@ RecipeOptions read_recipe(const nlohmann::json& j) {
   const std::string name = j.at("scaling").get<std::string>();
   const std::optional<Scaling> scaling = parse_scaling(name);
   if (!scaling)
-    throw std::invalid_argument("unknown fp8 recipe '" + name + "' (tensorwise, rowwise, delayed, mxfp8, nvfp4)");
+    throw std::invalid_argument("unknown fp8 recipe '" + name + "' (tensorwise, rowwise, delayed, mxfp8, nvfp4, blockwise)");
   const std::string mode_name = j.value("mx_scale_mode", std::string("floor"));
   const std::optional<MxScaleMode> mode = parse_mx_scale_mode(mode_name);
   if (!mode) throw std::invalid_argument("unknown mx_scale_mode '" + mode_name + "' (floor, rceil, ceil)");
@@ -110,7 +117,9 @@ RecipeOptions read_recipe(const nlohmann::json& j) {
       .nvfp4_tensor_scale(j.value("nvfp4_tensor_scale", true))
       .nvfp4_hadamard(j.value("nvfp4_hadamard", true))
       .nvfp4_fresh_stream(j.value("nvfp4_fresh_stream", true))
-      .nvfp4_seed(j.value("nvfp4_seed", int64_t{0}));
+      .nvfp4_seed(j.value("nvfp4_seed", int64_t{0}))
+      .blockwise_tile(j.value("blockwise_tile", kBlockwiseTileEdge))
+      .blockwise_own_amax(j.value("blockwise_own_amax", true));
 }
 
 nlohmann::json run_mx_cast(const nlohmann::json& request) {
@@ -120,6 +129,20 @@ nlohmann::json run_mx_cast(const nlohmann::json& request) {
   const MxTensor mx = to_mx(hp, {r.mx_scale_mode(), r.mx_block(), r.mx_clamp_exponent()});
   const at::Tensor e = mx.exponent.to(at::kLong).contiguous();
   return {{"data", flat(mx.data)}, {"exponent", std::vector<int64_t>(e.data_ptr<int64_t>(), e.data_ptr<int64_t>() + e.numel())}};
+}
+
+nlohmann::json run_blockwise_cast(const nlohmann::json& request) {
+  const at::Tensor hp = matrix_of(request.at("input"), dtype_of(request.value("dtype", std::string("float32"))));
+  const std::string tiles = request.at("tiles").get<std::string>();
+  const int64_t tile = request.value("tile", kBlockwiseTile);
+  const bool own = request.value("own_amax", true);
+  BlockwiseCastOptions o;
+  if (tiles == "1x128") o = act_tiles(tile, own);
+  else if (tiles == "128x1") o = act_t_tiles(tile, own);
+  else if (tiles == "128x128") o = weight_tiles(tile, own);
+  else throw std::invalid_argument("tiles must be 1x128, 128x1 or 128x128, not '" + tiles + "'");
+  const BlockwiseTensor t = blockwise_cast(hp, o);
+  return {{"data", flat(t.data)}, {"scale", flat(t.scale)}, {"scale_shape", t.scale.sizes().vec()}};
 }
 
 nlohmann::json run_nvfp4_cast(const nlohmann::json& request) {
@@ -176,7 +199,8 @@ torch::nn::Sequential sequential_of(const nlohmann::json& layers) {
 ConversionOptions conversion_of(const nlohmann::json& request) {
   return ConversionOptions()
       .convert_first(request.value("convert_first", false))
-      .convert_last(request.value("convert_last", false));
+      .convert_last(request.value("convert_last", false))
+      .alignment(request.value("alignment", int64_t{16}));
 }
 
 nlohmann::json run_plan(const nlohmann::json& request) {
@@ -257,6 +281,8 @@ int main() {
       result = ampbench::fp8::run_plan(request.at("plan"));
     } else if (request.contains("mx_cast")) {
       result = ampbench::fp8::run_mx_cast(request.at("mx_cast"));
+    } else if (request.contains("blockwise_cast")) {
+      result = ampbench::fp8::run_blockwise_cast(request.at("blockwise_cast"));
     } else if (request.contains("nvfp4_cast")) {
       result = ampbench::fp8::run_nvfp4_cast(request.at("nvfp4_cast"));
     } else if (request.contains("train")) {

@@ -6,7 +6,7 @@ namespace ampbench::fp8 {
 
 std::optional<Scaling> parse_scaling(const std::string& name) {
   for (const Scaling s : {Scaling::kTensorwise, Scaling::kRowwise, Scaling::kDelayed, Scaling::kMxfp8,
-                          Scaling::kNvfp4})
+                          Scaling::kNvfp4, Scaling::kBlockwise})
     if (scaling_name(s) == name) return s;
   return std::nullopt;
 }
@@ -18,6 +18,7 @@ std::string scaling_name(Scaling scaling) {
     case Scaling::kDelayed: return "delayed";
     case Scaling::kMxfp8: return "mxfp8";
     case Scaling::kNvfp4: return "nvfp4";
+    case Scaling::kBlockwise: return "blockwise";
   }
   return "?";
 }
@@ -74,6 +75,21 @@ void RecipeOptions::validate() const {
               "fp8 recipe: saturate, e4m3_gradients, freeze_scales and input_amax_from_weight are per-tensor "
               "settings, not ones of mxfp8");
   validate_nvfp4();
+  validate_blockwise();
+}
+
+void RecipeOptions::validate_blockwise() const {
+  const bool bw = scaling_ == Scaling::kBlockwise;
+  TORCH_CHECK(bw || (blockwise_tile_ == kBlockwiseTileEdge && blockwise_own_amax_),
+              "fp8 recipe: blockwise_tile and blockwise_own_amax are blockwise settings, not ones of ",
+              scaling_name(scaling_));
+  TORCH_CHECK(blockwise_tile_ == kBlockwiseTileEdge || blockwise_tile_ == 64,
+              "fp8 recipe: blockwise_tile must be 128 (or 64, as a mistake), not ", blockwise_tile_);
+  // Each tile's scale comes from its own current amax: no scale to freeze,
+  // nothing past the clamp, and every operand is e4m3 already.
+  TORCH_CHECK(!bw || (saturate_ && !e4m3_gradients_ && !freeze_scales_ && !input_amax_from_weight_),
+              "fp8 recipe: saturate, e4m3_gradients, freeze_scales and input_amax_from_weight are per-tensor "
+              "settings, not ones of blockwise");
 }
 
 void RecipeOptions::validate_nvfp4() const {
@@ -93,7 +109,8 @@ void RecipeOptions::validate_nvfp4() const {
 bool RecipeOptions::faulted() const {
   return !saturate_ || e4m3_gradients_ || freeze_scales_ || input_amax_from_weight_ || !roll_history_ || !pow2_scales_ ||
          mx_scale_mode_ == MxScaleMode::kCeil || mx_block_ != kMxBlock || !mx_clamp_exponent_ ||
-         nvfp4_block_ != kNvfp4Block || !nvfp4_tensor_scale_ || !nvfp4_hadamard_ || !nvfp4_fresh_stream_;
+         nvfp4_block_ != kNvfp4Block || !nvfp4_tensor_scale_ || !nvfp4_hadamard_ || !nvfp4_fresh_stream_ ||
+         blockwise_tile_ != kBlockwiseTileEdge || !blockwise_own_amax_;
 }
 
 double fp8_max(at::ScalarType fp8) {

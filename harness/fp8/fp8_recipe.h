@@ -19,6 +19,12 @@
 //               scale; gradients rounded stochastically, the weight
 //               gradient's operands through a random Hadamard transform;
 //               fp8/nvfp4_linear.h.
+//   blockwise   DeepSeek-V3's recipe (Transformer Engine's
+//               Float8BlockScaling) as torchao's blockwise FP8 training:
+//               e4m3 everywhere, a float32 scale 448 / amax per 1 x 128
+//               tile of activations and gradients (along each GEMM's
+//               reduced dimension) and per 128 x 128 tile of weights;
+//               fp8/blockwise_linear.h.
 //
 // The fault fields exist for the negative controls: each is a real FP8
 // mistake that the conformance check must catch; a correct recipe leaves
@@ -34,7 +40,7 @@
 
 namespace ampbench::fp8 {
 
-enum class Scaling { kTensorwise, kRowwise, kDelayed, kMxfp8, kNvfp4 };
+enum class Scaling { kTensorwise, kRowwise, kDelayed, kMxfp8, kNvfp4, kBlockwise };
 enum class AmaxCompute { kMax, kMostRecent };
 // How an MX block's E8M0 scale is rounded (fp8/mx_cast.h).
 enum class MxScaleMode { kFloor, kCeil, kRceil };
@@ -48,6 +54,7 @@ std::string mx_scale_mode_name(MxScaleMode mode);
 
 inline constexpr int64_t kMxBlock = 32;
 inline constexpr int64_t kNvfp4Block = 16;
+inline constexpr int64_t kBlockwiseTileEdge = 128;
 
 inline constexpr int64_t kMaxHistoryLen = 4096;
 
@@ -94,6 +101,12 @@ struct RecipeOptions {
   TORCH_ARG(bool, nvfp4_fresh_stream) = true;
   // Seeds the Hadamard signs (seed) and the rounding stream (seed + 1).
   TORCH_ARG(int64_t, nvfp4_seed) = 0;
+  // Blockwise only. The tile edge: 128; 64 is the mistake of another
+  // recipe's tiles (finer tiles fit better, so only the scale audit sees it).
+  TORCH_ARG(int64_t, blockwise_tile) = kBlockwiseTileEdge;
+  // Each tile scaled from its own amax; off, from the whole tensor's (one
+  // per-tensor scale repeated per tile).
+  TORCH_ARG(bool, blockwise_own_amax) = true;
 
  public:  // TORCH_ARG leaves its fields private
   // TORCH_CHECKs every field, naming the bad value.
@@ -102,6 +115,7 @@ struct RecipeOptions {
 
  private:
   void validate_nvfp4() const;
+  void validate_blockwise() const;
 };
 
 // The largest finite value of an 8-bit float format (448 for e4m3fn, 57344

@@ -181,6 +181,8 @@ struct CaseRecord {
   // Rowwise likewise: every cast's row amaxes and scales
   // (check/rowwise_scale_audit.h).
   std::vector<std::array<std::vector<fp8::RowwiseCastTrace>, 3>> rowwise_casts;
+  // Blockwise likewise: per tile, its amax and scale (check/blockwise_scale_audit.h).
+  std::vector<std::array<std::vector<fp8::RowwiseCastTrace>, 3>> blockwise_casts;
   // NVFP4 likewise (check/nvfp4_scale_audit.h).
   std::vector<std::array<std::vector<fp8::Nvfp4CastTrace>, 3>> nvfp4_casts;
   // --deterministic: the hashes of this run (none otherwise, and for cases

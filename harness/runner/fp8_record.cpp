@@ -22,7 +22,8 @@ void enable_fp8_range_counts(TrainingState& s) {
   for (const auto& layer : s.fp8_states.front()) {
     for (fp8::DelayedTensorState* t : {&layer->input, &layer->weight, &layer->grad_output}) t->enable_range_counts();
     layer->mx_log.enabled =
-        layer->recipe.scaling() == fp8::Scaling::kMxfp8 || layer->recipe.scaling() == fp8::Scaling::kRowwise;
+        layer->recipe.scaling() == fp8::Scaling::kMxfp8 || layer->recipe.scaling() == fp8::Scaling::kRowwise ||
+        layer->recipe.scaling() == fp8::Scaling::kBlockwise;
     if (layer->nvfp4) layer->nvfp4->log_enabled = true;
   }
 }
@@ -50,7 +51,9 @@ void carry_fp8_recording(const std::vector<std::vector<std::shared_ptr<fp8::Fp8L
 
 void record_fp8_scales(const TrainingState& s, CaseRecord& rec) {
   const fp8::Scaling scaling = !records_fp8(s) ? fp8::Scaling::kRowwise : s.spec.fp8->recipe.scaling();
-  if (scaling == fp8::Scaling::kRowwise || scaling == fp8::Scaling::kMxfp8 || scaling == fp8::Scaling::kNvfp4) return;
+  if (scaling == fp8::Scaling::kRowwise || scaling == fp8::Scaling::kMxfp8 || scaling == fp8::Scaling::kNvfp4 ||
+      scaling == fp8::Scaling::kBlockwise)
+    return;
   std::vector<std::array<double, 3>> step;
   for (const auto& layer : s.fp8_states.front())
     step.push_back({layer->input.scale.item<double>(), layer->weight.scale.item<double>(),
@@ -105,6 +108,7 @@ void record_fp8_range(const TrainingState& s, CaseRecord& rec) {
     return;
   }
   const bool mx = s.spec.fp8->recipe.scaling() == fp8::Scaling::kMxfp8;
+  const bool blockwise = s.spec.fp8->recipe.scaling() == fp8::Scaling::kBlockwise;
   for (const auto& layer : s.fp8_states.front()) {
     CaseRecord::Fp8RangeCounts counts;
     std::array<std::vector<fp8::CastTrace>, 3> casts;
@@ -118,6 +122,11 @@ void record_fp8_range(const TrainingState& s, CaseRecord& rec) {
     rec.fp8_range.push_back(counts);
     rec.fp8_casts.push_back(std::move(casts));
     if (layer->nvfp4) rec.nvfp4_casts.push_back(layer->nvfp4->casts);
+    // Blockwise logs (tile amax, scale) pairs, the rowwise trace's shape.
+    if (blockwise)
+      rec.blockwise_casts.push_back({rowwise_casts_of(layer->mx_log.casts[0]),
+                                     rowwise_casts_of(layer->mx_log.casts[1]),
+                                     rowwise_casts_of(layer->mx_log.casts[2])});
     if (mx)
       rec.mx_casts.push_back({mx_casts_of(layer->mx_log.casts[0]), mx_casts_of(layer->mx_log.casts[1]),
                               mx_casts_of(layer->mx_log.casts[2])});

@@ -20,7 +20,7 @@ std::vector<std::string> columns(const ResultsFile& results) {
   for (const Precision precision :
        {Precision::kFp32, Precision::kFp16, Precision::kO2, Precision::kO3, Precision::kBf16, Precision::kTf32,
         Precision::kFp8Tensorwise, Precision::kFp8Rowwise, Precision::kFp8Delayed, Precision::kMxfp8,
-        Precision::kNvfp4}) {
+        Precision::kNvfp4, Precision::kFp8Blockwise}) {
     const std::string p = PrecisionPolicy(precision).name();
     const bool always =
         precision == Precision::kFp32 || precision == Precision::kFp16 || precision == Precision::kBf16;

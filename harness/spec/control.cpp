@@ -6,7 +6,7 @@
 namespace ampbench {
 namespace {
 
-constexpr std::array<std::pair<Control, std::string_view>, 27> kNames = {{
+constexpr std::array<std::pair<Control, std::string_view>, 29> kNames = {{
     {Control::kNone, "correct"},
     {Control::kNoScaler, "no_scaler"},
     {Control::kFreshScalerEachStep, "fresh_scaler_each_step"},
@@ -34,6 +34,8 @@ constexpr std::array<std::pair<Control, std::string_view>, 27> kNames = {{
     {Control::kNvfp4NoHadamard, "nvfp4_no_hadamard"},
     {Control::kNvfp4Block32, "nvfp4_block_32"},
     {Control::kNvfp4NoTensorScale, "nvfp4_no_tensor_scale"},
+    {Control::kFp8BlockwiseTile64, "fp8_blockwise_tile_64"},
+    {Control::kFp8BlockwiseTensorAmax, "fp8_blockwise_tensor_amax"},
 }};
 
 }  // namespace

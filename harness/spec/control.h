@@ -44,6 +44,9 @@ enum class Control {
   kNvfp4NoHadamard,     // the weight gradient's operands not transformed
   kNvfp4Block32,        // 32 values per E4M3 scale instead of 16
   kNvfp4NoTensorScale,  // single-level scaling: no fp32 tensor scale
+  // The blockwise mistakes.
+  kFp8BlockwiseTile64,  // 64-wide tiles instead of 128
+  kFp8BlockwiseTensorAmax,  // every tile scaled from the whole tensor's amax
 };
 
 // The suite's name of a variant ("correct" for kNone).

@@ -9,6 +9,7 @@ std::optional<fp8::Scaling> fp8_scaling(const PrecisionPolicy& precision) {
     case Precision::kFp8Delayed: return fp8::Scaling::kDelayed;
     case Precision::kMxfp8: return fp8::Scaling::kMxfp8;
     case Precision::kNvfp4: return fp8::Scaling::kNvfp4;
+    case Precision::kFp8Blockwise: return fp8::Scaling::kBlockwise;
     default: return std::nullopt;
   }
 }
@@ -20,7 +21,8 @@ bool is_fp8_control(Control control) {
          control == Control::kResumeWithoutFp8State || control == Control::kMxfp8CeilScales ||
          control == Control::kMxfp8Block16 || control == Control::kMxfp8E8m0Wrap ||
          control == Control::kNvfp4SameStream || control == Control::kNvfp4NoHadamard ||
-         control == Control::kNvfp4Block32 || control == Control::kNvfp4NoTensorScale;
+         control == Control::kNvfp4Block32 || control == Control::kNvfp4NoTensorScale ||
+         control == Control::kFp8BlockwiseTile64 || control == Control::kFp8BlockwiseTensorAmax;
 }
 
 std::string apply_fp8_control(Control control, const PrecisionPolicy& precision, fp8::RecipeOptions& recipe) {
@@ -30,7 +32,7 @@ std::string apply_fp8_control(Control control, const PrecisionPolicy& precision,
            precision.name();
   const std::string recipe_name = fp8::scaling_name(recipe.scaling());
   const bool per_tensor = recipe.scaling() != fp8::Scaling::kRowwise && recipe.scaling() != fp8::Scaling::kMxfp8 &&
-                          recipe.scaling() != fp8::Scaling::kNvfp4;
+                          recipe.scaling() != fp8::Scaling::kNvfp4 && recipe.scaling() != fp8::Scaling::kBlockwise;
   const bool nv = recipe.scaling() == fp8::Scaling::kNvfp4;
   const bool mx = recipe.scaling() == fp8::Scaling::kMxfp8;
   switch (control) {
@@ -93,6 +95,14 @@ std::string apply_fp8_control(Control control, const PrecisionPolicy& precision,
     case Control::kNvfp4Block32:
       if (!nv) break;
       recipe.nvfp4_block(32);
+      return "";
+    case Control::kFp8BlockwiseTile64:
+      if (recipe.scaling() != fp8::Scaling::kBlockwise) break;
+      recipe.blockwise_tile(64);
+      return "";
+    case Control::kFp8BlockwiseTensorAmax:
+      if (recipe.scaling() != fp8::Scaling::kBlockwise) break;
+      recipe.blockwise_own_amax(false);
       return "";
     case Control::kNvfp4NoTensorScale:
       if (!nv) break;

@@ -11,7 +11,7 @@ namespace ampbench {
 // "convert_last", and the faults: "saturate", "e4m3_gradients",
 // "freeze_scales", "input_amax_from_weight", "roll_history", "pow2_scales"; and MXFP8's
 // "mx_scale_mode", "mx_block", "mx_clamp_exponent"; NVFP4's "nvfp4_block",
-// "nvfp4_tensor_scale", "nvfp4_hadamard", "nvfp4_fresh_stream", "nvfp4_seed"}: what a dump
+// "nvfp4_tensor_scale", "nvfp4_hadamard", "nvfp4_fresh_stream", "nvfp4_seed"; blockwise's "blockwise_tile", "blockwise_own_amax"}: what a dump
 // gives the oracle and a results file records.
 inline nlohmann::json fp8_settings_json(const Fp8Settings& fp8) {
   const fp8::RecipeOptions& r = fp8.recipe;
@@ -34,7 +34,9 @@ inline nlohmann::json fp8_settings_json(const Fp8Settings& fp8) {
           {"nvfp4_tensor_scale", r.nvfp4_tensor_scale()},
           {"nvfp4_hadamard", r.nvfp4_hadamard()},
           {"nvfp4_fresh_stream", r.nvfp4_fresh_stream()},
-          {"nvfp4_seed", r.nvfp4_seed()}};
+          {"nvfp4_seed", r.nvfp4_seed()},
+          {"blockwise_tile", r.blockwise_tile()},
+          {"blockwise_own_amax", r.blockwise_own_amax()}};
 }
 
 }  // namespace ampbench

@@ -25,7 +25,8 @@ const std::vector<WorkloadTraits>& all_workload_traits() {
                      Control::kFp8HistoryNotRolled, Control::kFp8NoSaturation, Control::kFp8RowwiseUnroundedScales,
                      Control::kResumeWithoutFp8State, Control::kMxfp8CeilScales,
                      Control::kMxfp8Block16, Control::kMxfp8E8m0Wrap, Control::kNvfp4SameStream,
-                     Control::kNvfp4NoHadamard, Control::kNvfp4Block32, Control::kNvfp4NoTensorScale})
+                     Control::kNvfp4NoHadamard, Control::kNvfp4Block32, Control::kNvfp4NoTensorScale,
+                     Control::kFp8BlockwiseTile64, Control::kFp8BlockwiseTensorAmax})
           .capturable(true),
       WorkloadTraits("clip_norm").controls({Control::kClipBeforeUnscale}).engages(Engages::kClipNorm).capturable(true),
       WorkloadTraits("clip_value").controls({Control::kClipBeforeUnscale}).engages(Engages::kClipValue).capturable(true),

@@ -33,7 +33,11 @@ CaseSpec make_case(const SuiteContext& ctx, const std::string& workload, const s
   c.workload = &workload_traits(workload);
   c.model = ctx.family(model);
   c.precision = PrecisionPolicy::parse(precision);
-  if (const auto scaling = fp8_scaling(c.precision)) c.fp8 = Fp8Settings{fp8::RecipeOptions(*scaling), {}};
+  if (const auto scaling = fp8_scaling(c.precision)) {
+    c.fp8 = Fp8Settings{fp8::RecipeOptions(*scaling), {}};
+    // Blockwise tiles are 128 wide: a layer they do not divide keeps its precision.
+    if (*scaling == fp8::Scaling::kBlockwise) c.fp8->conversion.alignment(fp8::kBlockwiseTileEdge);
+  }
   c.scaler_enabled = c.precision.needs_scaler();
   c.optimizer = *optim::parse_kind(optimizer);
   c.optimizer_impl = s.optimizer_impl;
@@ -145,6 +149,12 @@ void read_overrides(Reader& r, CaseSpec& c) {
   // Throughput input mode: host batches (pinned, non_blocking copies) vs one
   // cached device batch, to tell input-bound from compute-bound.
   overrides = r.has("input") || overrides;
+  // A case may size its model apart from the suite's "models" entry (every
+  // key again), e.g. a Linear that blockwise FP8's 128-wide tiles divide.
+  if (r.has("sizes")) {
+    overrides = true;
+    c.sizes = read_sizes(r.child("sizes"), *c.model);
+  }
   // A case may widen or narrow its precision's tolerances (say why in its
   // tag), e.g. more skipped steps for a scaler that is made to grow often.
   if (r.has("tolerance")) {

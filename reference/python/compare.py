@@ -88,6 +88,8 @@ TOLERANCES = {
     "mxfp8": Tolerance(loss_rel=1e-5, elem_rtol=1e-5, elem_atol_frac=1e-6),
     # NVFP4 likewise: torchao's casts, the recorded rounding stream replayed.
     "nvfp4": Tolerance(loss_rel=1e-5, elem_rtol=1e-5, elem_atol_frac=1e-6),
+    # Blockwise likewise: torchao's torch reference quantizers, the rest in float32.
+    "fp8_blockwise": Tolerance(loss_rel=1e-5, elem_rtol=1e-5, elem_atol_frac=1e-6),
 }
 
 

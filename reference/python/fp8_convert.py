@@ -3,8 +3,9 @@ Linear layers as the C++ conversion plan (harness/fp8/conversion.h: both
 dimensions divisible by 16, the first and the last Linear in registration
 order only when asked), each chosen layer swapped for torchao's
 Float8Linear (tensorwise, rowwise), for fp8_delayed.DelayedScalingLinear
-(delayed) or for mx_linear.MxLinear (mxfp8: torchao's emulated MXFP8
-path), the others left as they are.
+(delayed), for mx_linear.MxLinear (mxfp8: torchao's emulated MXFP8
+path) or for blockwise_linear.BlockwiseLinear (blockwise, whose 128-wide
+tiles need both dimensions divisible by 128), the others left as they are.
 
 The rowwise recipe's output GEMM runs without fast accumulation, as the C++
 recipe runs it (the CPU's scaled matmul takes per-tensor scales only:
@@ -31,10 +32,13 @@ class LinearChoice:
     reason: str  # empty when converted
 
 
-def _misalignment(c: LinearChoice) -> str:
+BLOCKWISE_ALIGNMENT = 128
+
+
+def _misalignment(c: LinearChoice, alignment: int = ALIGNMENT) -> str:
     parts = [f"{k} {v}" for k, v in (("in_features", c.in_features), ("out_features", c.out_features))
-             if v % ALIGNMENT]
-    return " and ".join(parts) + " not divisible by 16" if parts else ""
+             if v % alignment]
+    return " and ".join(parts) + f" not divisible by {alignment}" if parts else ""
 
 
 # harness/models/vit.cpp's own-precision reason for the same layer.
@@ -52,12 +56,13 @@ def _attention_out_projs(module: torch.nn.Module) -> set[str]:
             for name, m in module.named_modules() if isinstance(m, torch.nn.MultiheadAttention)}
 
 
-def plan_conversion(module: torch.nn.Module, convert_first: bool = False, convert_last: bool = False) -> list[LinearChoice]:
+def plan_conversion(module: torch.nn.Module, convert_first: bool = False, convert_last: bool = False,
+                    alignment: int = ALIGNMENT) -> list[LinearChoice]:
     plan = [LinearChoice(name, m.in_features, m.out_features, False, "")
             for name, m in module.named_modules() if isinstance(m, torch.nn.Linear)]
     out_projs = _attention_out_projs(module)
     for i, c in enumerate(plan):
-        c.reason = _misalignment(c)
+        c.reason = _misalignment(c, alignment)
         if not c.reason and i == 0 and not convert_first:
             c.reason = "the first Linear (convert_first off)"
         if not c.reason and i == len(plan) - 1 and not convert_last:
@@ -76,6 +81,10 @@ def fp8_linear(linear: torch.nn.Linear, recipe: dict) -> torch.nn.Module:
         from reference.python.mx_linear import MxLinear
 
         return MxLinear(linear, recipe.get("mx_scale_mode", "floor"))
+    if scaling == "blockwise":
+        from reference.python.blockwise_linear import BlockwiseLinear
+
+        return BlockwiseLinear(linear)
     if scaling == "nvfp4":
         from reference.python.nvfp4_linear import Nvfp4Linear
 
@@ -87,7 +96,7 @@ def fp8_linear(linear: torch.nn.Linear, recipe: dict) -> torch.nn.Module:
     from torchao.float8.float8_linear import Float8Linear
 
     if scaling not in ("tensorwise", "rowwise"):
-        raise ValueError(f"unknown fp8 recipe {scaling!r} (tensorwise, rowwise, delayed, mxfp8, nvfp4)")
+        raise ValueError(f"unknown fp8 recipe {scaling!r} (tensorwise, rowwise, delayed, mxfp8, nvfp4, blockwise)")
     config = Float8LinearConfig.from_recipe_name(scaling)
     if scaling == "rowwise":
         config = dataclasses.replace(config, gemm_config_output=Float8GemmConfig(use_fast_accum=False))
@@ -97,7 +106,8 @@ def fp8_linear(linear: torch.nn.Linear, recipe: dict) -> torch.nn.Module:
 def convert(module: torch.nn.Module, recipe: dict, convert_first: bool = False,
             convert_last: bool = False) -> list[LinearChoice]:
     """Swaps the planned Linear layers of `module` in place; returns the plan."""
-    plan = plan_conversion(module, convert_first, convert_last)
+    alignment = BLOCKWISE_ALIGNMENT if recipe["scaling"] == "blockwise" else ALIGNMENT
+    plan = plan_conversion(module, convert_first, convert_last, alignment)
     for i, c in enumerate([c for c in plan if c.converted]):
         parent_name, _, child = c.name.rpartition(".")
         parent = module.get_submodule(parent_name) if parent_name else module

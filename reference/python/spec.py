@@ -12,7 +12,8 @@ VARIANTS = {
     "plain": ("correct", "no_scaler", "fresh_scaler_each_step", "resume_without_scaler_state",
               "fp8_frozen_scales", "fp8_input_amax_from_weight", "fp8_e4m3_gradients", "fp8_history_not_rolled",
               "fp8_no_saturation", "fp8_rowwise_unrounded_scales", "resume_without_fp8_state", "mxfp8_ceil_scales", "mxfp8_block_16", "mxfp8_e8m0_wrap",
-              "nvfp4_same_stream", "nvfp4_no_hadamard", "nvfp4_block_32", "nvfp4_no_tensor_scale"),
+              "nvfp4_same_stream", "nvfp4_no_hadamard", "nvfp4_block_32", "nvfp4_no_tensor_scale", "fp8_blockwise_tile_64",
+              "fp8_blockwise_tensor_amax"),
     "clip_norm": ("correct", "clip_before_unscale"),
     "clip_value": ("correct", "clip_before_unscale"),
     "accumulation": ("correct", "step_every_microbatch"),
@@ -21,10 +22,10 @@ VARIANTS = {
 }
 MODELS = ("mlp", "cnn", "transformer", "decoder", "gpt2", "bert", "resnet", "vit", "linear_stack")
 PRECISIONS = ("fp32", "fp16", "bf16", "tf32", "o2", "o3", "fp8_tensorwise", "fp8_rowwise", "fp8_delayed", "mxfp8",
-              "nvfp4")
+              "nvfp4", "fp8_blockwise")
 # The FP8 precisions (harness/core/precision.h): converted Linear layers' GEMMs
 # in 8 bits, the rest under bf16 autocast, float32 weights, no scaler.
-FP8_PRECISIONS = ("fp8_tensorwise", "fp8_rowwise", "fp8_delayed", "mxfp8", "nvfp4")
+FP8_PRECISIONS = ("fp8_tensorwise", "fp8_rowwise", "fp8_delayed", "mxfp8", "nvfp4", "fp8_blockwise")
 # Apex O2 and O3: a float16 model (core/precision.h); O2 with float32 master weights.
 HALF_MODEL_PRECISIONS = ("o2", "o3")
 # tf32 (harness/core/precision.h): float32 tensors, TF32 tensor-core math for
@@ -47,6 +48,8 @@ MX_CORRECT_FAULTS = {"mx_block": 32, "mx_clamp_exponent": True, "pow2_scales": T
 # ... and its NVFP4 ones.
 NVFP4_CORRECT_FAULTS = {"nvfp4_block": 16, "nvfp4_tensor_scale": True, "nvfp4_hadamard": True,
                         "nvfp4_fresh_stream": True}
+# ... and its blockwise one.
+BLOCKWISE_CORRECT_FAULTS = {"blockwise_tile": 128, "blockwise_own_amax": True}
 OPTIMIZERS = ("sgd", "adam", "adamw")
 # torch.optim's keyword arguments (harness/optim/impl.h Settings): SGD's
 # momentum is the harness's 0.9, AdamW's weight decay 0.01.
@@ -243,7 +246,8 @@ def replay_refusal(spec: Spec) -> str | None:
         return NOT_RUN_REASON[spec.precision]
     mx_faulted = spec.fp8 is not None and (any(spec.fp8.get(k, v) != v for k, v in MX_CORRECT_FAULTS.items())
                                            or spec.fp8.get("mx_scale_mode") == "ceil"
-                                           or any(spec.fp8.get(k, v) != v for k, v in NVFP4_CORRECT_FAULTS.items()))
+                                           or any(spec.fp8.get(k, v) != v for k, v in NVFP4_CORRECT_FAULTS.items())
+                                           or any(spec.fp8.get(k, v) != v for k, v in BLOCKWISE_CORRECT_FAULTS.items()))
     if spec.variant == "resume_without_fp8_state":
         return ("an FP8 negative control: its resumed run forgets the delayed recipe's scaling state, and the oracle "
                 "runs uninterrupted; the control is judged by the bitwise resume check and the scale audit")

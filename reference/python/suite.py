@@ -51,7 +51,7 @@ class Settings:
 SETTING_KEYS = ("steps", "seed", "lr", "cosine_schedule", "iters_to_accumulate", "max_norm", "clip_value",
                 "loss_multiplier", "inject_inf_step", "inject_inf_optimizer", "scaler", "world_size", "input",
                 "tolerance", "resume_at", "optimizer_settings", "loss", "label_smoothing", "inject_inf_param",
-                "multi_coefficients", "fp8")
+                "multi_coefficients", "fp8", "sizes")
 DISTRIBUTED_WORKLOADS = ("dataparallel", "ddp")
 
 
@@ -250,6 +250,8 @@ def _read_explicit(ctx: dict, node: dict, where: str) -> Spec:
     c.expect = node.get("expect", "report" if p == "o3" else "pass")
     if "input" in node:
         c.throughput.input = node["input"]
+    if "sizes" in node:  # the case's own model sizes (every key), as the C++ loader
+        c.sizes = {**c.sizes, **node["sizes"]}
     c.throughput.enabled = c.throughput.enabled and c.expect != "fail"
     return c
 

@@ -14,7 +14,8 @@ from .master_weights import MasterWeights, cast_model
 from .spec import FP8_PRECISIONS, Spec
 
 AUTOCAST_DTYPES = {"fp32": None, "fp16": torch.float16, "bf16": torch.bfloat16, "o2": None, "o3": None,
-                   **{p: torch.bfloat16 for p in FP8_PRECISIONS}, "mxfp8": None, "nvfp4": None}
+                   **{p: torch.bfloat16 for p in FP8_PRECISIONS}, "mxfp8": None, "nvfp4": None,
+                   "fp8_blockwise": None}
 
 
 def make_scaler(spec: Spec, device: torch.device) -> torch.amp.GradScaler:

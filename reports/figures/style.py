@@ -22,7 +22,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator  # noqa: E4
 PRECISION_COLORS = {"fp32": "#1f77b4", "fp16": "#ff7f0e", "bf16": "#2ca02c", "tf32": "#9467bd",
                     "o2": "#d62728", "o3": "#8c564b", "fp8_tensorwise": "#17becf", "fp8_rowwise": "#bcbd22",
                     "fp8_delayed": "#e377c2", "mxfp8": "#7f7f7f",
-                    "nvfp4": "#bcbd22"}
+                    "nvfp4": "#bcbd22", "fp8_blockwise": "#aec7e8"}
 OTHER_COLORS = ("#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
 # Line styles tell apart configurations (optimizer, variant, ...) that share
 # a precision colour; run hatches tell apart result files in comparisons.
