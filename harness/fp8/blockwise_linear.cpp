@@ -7,6 +7,7 @@
 #include <string>
 
 #include "fp8/blockwise_cast.h"
+#include "fp8/saved_counts.h"
 
 namespace ampbench::fp8 {
 namespace {
@@ -48,22 +49,6 @@ at::Tensor dequantized_mm(const BlockwiseTensor& a, const BlockwiseTensor& b, at
                           bool b_transposed = false) {
   const at::Tensor b_hp = blockwise_dequantize(b);
   return at::mm(blockwise_dequantize(a), b_transposed ? b_hp.t() : b_hp).to(out);
-}
-
-void save_counts(AutogradContext* ctx, const std::string& key, const DelayedTensorState* s) {
-  if (s == nullptr || !s->saturated.defined()) return;
-  ctx->saved_data[key + "_saturated"] = s->saturated;
-  ctx->saved_data[key + "_flushed"] = s->flushed;
-  ctx->saved_data[key + "_elements"] = s->elements;
-}
-
-DelayedTensorState saved_counts(AutogradContext* ctx, const std::string& key) {
-  DelayedTensorState s;
-  if (!ctx->saved_data.count(key + "_saturated")) return s;
-  s.saturated = ctx->saved_data[key + "_saturated"].toTensor();
-  s.flushed = ctx->saved_data[key + "_flushed"].toTensor();
-  s.elements = ctx->saved_data[key + "_elements"].toTensor();
-  return s;
 }
 
 struct BlockwiseMatmul : torch::autograd::Function<BlockwiseMatmul> {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "fp8/mx_cast.h"
+#include "fp8/saved_counts.h"
 
 namespace ampbench::fp8 {
 namespace {
@@ -36,23 +37,6 @@ MxTensor cast(const at::Tensor& hp, const MxCastOptions& o, DelayedTensorState* 
 
 MxCastOptions cast_options(const RecipeOptions& r) {
   return {r.mx_scale_mode(), r.mx_block(), r.mx_clamp_exponent()};
-}
-
-void save_counts(AutogradContext* ctx, const std::string& key, const DelayedTensorState* s) {
-  if (s == nullptr || !s->saturated.defined()) return;
-  ctx->saved_data[key + "_saturated"] = s->saturated;
-  ctx->saved_data[key + "_flushed"] = s->flushed;
-  ctx->saved_data[key + "_elements"] = s->elements;
-}
-
-// The counters saved under `key` (undefined when the run does not count).
-DelayedTensorState saved_counts(AutogradContext* ctx, const std::string& key) {
-  DelayedTensorState s;
-  if (!ctx->saved_data.count(key + "_saturated")) return s;
-  s.saturated = ctx->saved_data[key + "_saturated"].toTensor();
-  s.flushed = ctx->saved_data[key + "_flushed"].toTensor();
-  s.elements = ctx->saved_data[key + "_elements"].toTensor();
-  return s;
 }
 
 struct MxMatmul : torch::autograd::Function<MxMatmul> {
