@@ -17,7 +17,6 @@ AMPBENCH_FP8_PROBE names the probe.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 
 import pytest
@@ -25,19 +24,13 @@ import torch
 
 from reference.python import fp8_convert
 from reference.python.blockwise_linear import BlockwiseLinear, cast_act
+from reference.python.tests.fp8_probe_client import PROBE, assert_sgd_steps_equal, call
 
-PROBE = os.environ.get("AMPBENCH_FP8_PROBE", "")
 pytestmark = [pytest.mark.skipif(not PROBE, reason="AMPBENCH_FP8_PROBE names no ampbench_fp8_probe binary")]
 torchao = pytest.importorskip("torchao")
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
 M, K, N = 256, 256, 384
-
-
-def call(request: dict) -> dict:
-    proc = subprocess.run([PROBE], input=json.dumps(request), capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
 
 
 def kernels():
@@ -164,30 +157,7 @@ TRAIN_LAYERS = [(64, 128), (128, 256), (256, 128), (128, 16)]
 
 
 def test_sgd_steps_with_the_planned_layers_in_blockwise_fp8_equal_the_oracle():
-    torch.manual_seed(0)
-    net = torch.nn.Sequential(*[m for i, (a, b) in enumerate(TRAIN_LAYERS)
-                                for m in ([torch.nn.Linear(a, b)] + ([torch.nn.ReLU()] if i < 3 else []))])
-    linears = [m for m in net if isinstance(m, torch.nn.Linear)]
-    g = torch.Generator().manual_seed(1)
-    data = [(torch.randn(48, 64, generator=g) * s, torch.randint(0, 16, (48,), generator=g)) for s in (1, 4, .5, 2)]
-    recipe = {"scaling": "blockwise"}
-    ours = call({"train": {"layers": TRAIN_LAYERS, "recipe": recipe, "autocast": False, "lr": 0.1, "alignment": 128,
-                           "params": [[m.weight.tolist(), m.bias.tolist()] for m in linears],
-                           "steps": [{"input": x.tolist(), "labels": y.tolist()} for x, y in data]}})
-    plan = fp8_convert.convert(net, recipe)
-    assert [c.name for c in plan if c.converted] == ["2", "4"]
-    opt = torch.optim.SGD(net.parameters(), lr=0.1)
-    losses = []
-    for x, y in data:
-        opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(net(x), y)
-        loss.backward()
-        opt.step()
-        losses.append(loss.item())
-    assert ours["losses"] == losses
-    for (w, b), m in zip(ours["params"], [m for m in net.modules() if hasattr(m, "weight")], strict=True):
-        assert torch.equal(torch.tensor(w).reshape(m.weight.shape), m.weight.detach())
-        assert torch.equal(torch.tensor(b), m.bias.detach())
+    assert_sgd_steps_equal(TRAIN_LAYERS, {"scaling": "blockwise"}, 48, alignment=128)
 
 
 def test_the_plan_keeps_layers_128_does_not_divide_in_their_precision():

@@ -13,28 +13,20 @@ AMPBENCH_FP8_PROBE names the probe (the CTest fp8.nvfp4_vs_torchao sets it).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 
 import pytest
 import torch
 
-from reference.python import fp8_convert
 from reference.python import nvfp4_linear as ref
+from reference.python.tests.fp8_probe_client import PROBE, assert_sgd_steps_equal, call
 
-PROBE = os.environ.get("AMPBENCH_FP8_PROBE", "")
 pytestmark = [pytest.mark.skipif(not PROBE, reason="AMPBENCH_FP8_PROBE names no ampbench_fp8_probe binary")]
 torchao = pytest.importorskip("torchao")
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
 NV = {"scaling": "nvfp4"}
 M, K, N = 48, 64, 80
-
-
-def call(request: dict) -> dict:
-    proc = subprocess.run([PROBE], input=json.dumps(request), capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
 
 
 def awkward(rows: int, cols: int, seed: int) -> torch.Tensor:
@@ -191,30 +183,7 @@ TRAIN_LAYERS = [(32, 64), (64, 64), (64, 64), (64, 16)]
 
 
 def test_sgd_steps_with_the_planned_layers_in_nvfp4_equal_the_oracle():
-    torch.manual_seed(0)
-    net = torch.nn.Sequential(*[m for i, (a, b) in enumerate(TRAIN_LAYERS)
-                                for m in ([torch.nn.Linear(a, b)] + ([torch.nn.ReLU()] if i < 3 else []))])
-    linears = [m for m in net if isinstance(m, torch.nn.Linear)]
-    g = torch.Generator().manual_seed(1)
-    data = [(torch.randn(32, 32, generator=g) * s, torch.randint(0, 16, (32,), generator=g)) for s in (1, 4, .5, 2)]
-    recipe = {**NV, "nvfp4_seed": 2}
-    ours = call({"train": {"layers": TRAIN_LAYERS, "recipe": recipe, "autocast": False, "lr": 0.1,
-                           "params": [[m.weight.tolist(), m.bias.tolist()] for m in linears],
-                           "steps": [{"input": x.tolist(), "labels": y.tolist()} for x, y in data]}})
-    plan = fp8_convert.convert(net, recipe)
-    assert [c.name for c in plan if c.converted] == ["2", "4"]
-    opt = torch.optim.SGD(net.parameters(), lr=0.1)
-    losses = []
-    for x, y in data:
-        opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(net(x), y)
-        loss.backward()
-        opt.step()
-        losses.append(loss.item())
-    assert ours["losses"] == losses
-    for (w, b), m in zip(ours["params"], [m for m in net.modules() if hasattr(m, "weight")], strict=True):
-        assert torch.equal(torch.tensor(w).reshape(m.weight.shape), m.weight.detach())
-        assert torch.equal(torch.tensor(b), m.bias.detach())
+    assert_sgd_steps_equal(TRAIN_LAYERS, {**NV, "nvfp4_seed": 2}, 32)
 
 
 def test_the_same_stream_every_step_repeats_the_rounding():
