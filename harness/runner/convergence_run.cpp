@@ -121,13 +121,16 @@ SeedCurve train_seed(const CaseSpec& spec, std::uint64_t seed, const Dataset& da
   return curve;
 }
 
-// The split in the model's sample shape ([n, 64] features or [n, 1, 8, 8]
-// images, check_convergence_data): a view of the same pixels, made once per
-// case so that no step reshapes its batch.
+// The split in the model's sample shape ([n, 64] features, [n, 1, 8, 8]
+// images or [n, 3, 8, 8] with the grey channel repeated,
+// check_convergence_data): made once per case so that no step reshapes its
+// batch.
 LabelledSplit in_sample_shape(const LabelledSplit& split, const CaseSpec& spec) {
   std::vector<int64_t> shape = spec.model->sample_shape(spec.sizes);
-  shape.insert(shape.begin(), split.size());
-  return {split.x.view(shape), split.y};
+  if (shape.size() == 1) return {split.x.view({split.size(), shape[0]}), split.y};
+  const int64_t channels = shape[0];
+  const at::Tensor grey = split.x.view({split.size(), 1, shape[1], shape[2]});
+  return {grey.expand({split.size(), channels, shape[1], shape[2]}).contiguous(), split.y};
 }
 
 }  // namespace

@@ -73,12 +73,14 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 }
 
 // A sample is the dataset's features in a row, or its grey image as one
-// channel: a reshape of the same pixels in the same order, so every model
-// trains on identical data.
+// channel, or as three equal channels (torchvision's Grayscale with
+// num_output_channels=3, how a grey image meets an RGB model such as the
+// ViT): the same pixels in the same order, so every model trains on
+// identical data.
 bool takes_samples(const std::vector<int64_t>& shape, const Dataset& data) {
   if (shape.size() == 1) return shape[0] == data.features;
-  return shape.size() == 3 && data.image.size() == 2 && shape[0] == 1 && shape[1] == data.image[0] &&
-         shape[2] == data.image[1];
+  return shape.size() == 3 && data.image.size() == 2 && (shape[0] == 1 || shape[0] == 3) &&
+         shape[1] == data.image[0] && shape[2] == data.image[1];
 }
 
 // The shapes that take the dataset's samples, for a refusal.
@@ -88,7 +90,8 @@ std::string accepted_shapes(const Dataset& data) {
   if (data.image.size() != 2) return accepted;
   const std::string h = std::to_string(data.image[0]), w = std::to_string(data.image[1]);
   return accepted + " or its image as one channel, [1, " + h + ", " + w + "]" +
-         (h == w ? " (a cnn with in_channels 1 and image " + h + ")" : "");
+         (h == w ? " (a cnn with in_channels 1 and image " + h + ")" : "") + ", or as three equal channels, [3, " + h +
+         ", " + w + "]" + (h == w ? " (a vit with image " + h + ")" : "");
 }
 
 std::string samples_refusal(const CaseSpec& c, const Dataset& data) {

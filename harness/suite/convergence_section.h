@@ -24,8 +24,8 @@ ConvergenceSettings read_convergence(Reader r);
 void check_convergence_cases(const std::vector<CaseSpec>& cases, const std::string& suite_path);
 
 // The converge cases against the data they will train on: a model that takes
-// `data`'s samples (its features in a row, or its grey image as one channel)
-// and classes, a batch that fits the training set, and a schedule within
+// `data`'s samples (its features in a row, or its grey image as one channel
+// or three equal ones) and classes, a batch that fits the training set, and a schedule within
 // max_epochs of it. Throws SuiteError.
 void check_convergence_data(const std::vector<CaseSpec>& cases, const Dataset& data, const std::string& suite_path);
 

@@ -57,6 +57,17 @@ TEST(ConvergenceData, ACnnWithOneInputChannelTakesTheImage) {
   EXPECT_EQ(c.model->sample_shape(c.sizes), (std::vector<int64_t>{1, 8, 8}));
 }
 
+// torchvision's ViT takes RGB: the grey digit as three equal channels.
+TEST(ConvergenceData, AVitTakesTheImageAsThreeChannels) {
+  const std::string sizes =
+      R"({"batch": 32, "image": 8, "patch": 2, "d_model": 32, "heads": 2, "ffn": 64, "layers": 2, "classes": 10})";
+  EXPECT_EQ(data_refusal("vit", sizes), "");
+  const std::string why = data_refusal(
+      "vit", R"({"batch": 32, "image": 16, "patch": 2, "d_model": 32, "heads": 2, "ffn": 64, "layers": 2, "classes": 10})");
+  EXPECT_NE(why.find("takes samples of shape [3, 16, 16]"), std::string::npos) << why;
+  EXPECT_NE(why.find("or as three equal channels, [3, 8, 8] (a vit with image 8)"), std::string::npos) << why;
+}
+
 TEST(ConvergenceData, ACnnOfEightInputChannelsIsRefusedNamingItsShapeAndTheAcceptedOnes) {
   // in_channels left out: the default 8, which no digit fills.
   const std::string why = data_refusal("cnn", R"({"batch": 32, "channels": 16, "image": 8, "classes": 10})");
