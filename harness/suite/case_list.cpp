@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "optim/impl.h"
+
 namespace ampbench::suite_detail {
 
 namespace {
@@ -22,9 +24,13 @@ CaseSpec baseline_for(const CaseSpec& c, const SuiteContext& ctx) {
   b.gate_min_effect = c.gate_min_effect;
   b.baseline_id.clear();
   if (c.convergence) {
-    // One fp32 reference per model and optimizer: a control's own scaler
-    // settings and injected overflow are its mistake, not the reference's.
-    b.tag.clear();
+    // One fp32 reference per model, optimizer and schedule: a control's own
+    // scaler settings and injected overflow are its mistake, not the
+    // reference's. A case trained at another lr or length than the suite's
+    // has a reference of its own, which its tag names.
+    const bool suite_schedule =
+        c.lr == ctx.defaults.lr.at(optim::to_string(c.optimizer)) && c.steps == ctx.defaults.steps;
+    if (suite_schedule) b.tag.clear();
     b.inject_inf_step = -1;
     b.scaler = ScalerSettings{};
   }

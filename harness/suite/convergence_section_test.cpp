@@ -45,6 +45,32 @@ std::string data_refusal(const std::string& model, const std::string& sizes) {
   return "";
 }
 
+// The cases of a converge suite of the mlp (fp32 and fp16 from the matrix)
+// with `cases` added.
+Suite mlp_suite_with(const std::string& cases) {
+  std::string text = converge_suite("mlp", R"({"batch": 32, "in_features": 64, "hidden": 64, "classes": 10})");
+  text.insert(text.rfind('}'), R"(, "cases": )" + cases);
+  return parse_suite(text, "t.json", DeviceKind::kCpu);
+}
+
+TEST(ConvergenceReference, AControlSharesTheSuitesReferenceWhateverItsTag) {
+  const Suite s = mlp_suite_with(R"([{"workload": "converge", "model": "mlp", "precision": "fp16", "optimizer": "sgd",
+      "variant": "scaler_growth_off", "expect": "fail", "tag": "scale1e-6", "scaler": {"init_scale": 1e-6}}])");
+  const CaseSpec& c = test::find_case(s, "converge+scaler_growth_off/mlp/fp16/sgd@scale1e-6");
+  EXPECT_EQ(c.baseline_id, "converge/mlp/fp32/sgd");
+}
+
+TEST(ConvergenceReference, ACaseAtAnotherLrOrLengthHasAReferenceOfItsOwn) {
+  const Suite s = mlp_suite_with(R"([
+      {"workload": "converge", "model": "mlp", "precision": "fp16", "optimizer": "sgd", "lr": 0.001, "tag": "lr0.001"},
+      {"workload": "converge", "model": "mlp", "precision": "fp16", "optimizer": "sgd", "steps": 4000, "tag": "long"}])");
+  const CaseSpec& slow = test::find_case(s, "converge/mlp/fp16/sgd@lr0.001");
+  EXPECT_EQ(slow.baseline_id, "converge/mlp/fp32/sgd@lr0.001");
+  EXPECT_EQ(test::find_case(s, slow.baseline_id).lr, 0.001);
+  EXPECT_EQ(test::find_case(s, "converge/mlp/fp16/sgd@long").baseline_id, "converge/mlp/fp32/sgd@long");
+  EXPECT_EQ(test::find_case(s, "converge/mlp/fp32/sgd").lr, 0.005) << "the matrix's reference keeps the suite's lr";
+}
+
 TEST(ConvergenceData, TheMlpTakesTheFeatures) {
   EXPECT_EQ(data_refusal("mlp", R"({"batch": 32, "in_features": 64, "hidden": 64, "classes": 10})"), "");
 }
