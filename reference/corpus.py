@@ -11,8 +11,8 @@ and timm models without weights, transformers models built from configs
 
 Prints one Markdown row per model (model, cases, verdict, cross-check) as
 each finishes and writes OUT/corpus.md in the corpus's order. --jobs runs
-that many models side by side: each run and replay is one thread on each
-side, so --jobs 2 is what a 2-core machine can do (about 20 minutes for the
+that many models side by side: each export, run and replay is one thread
+on each side, so --jobs 2 is what a 2-core machine can do (about 20 minutes for the
 corpus). With --implementation compiled each suite is run by `ampbench run
 --implementation compiled` instead: the module itself (the suite records it)
 trained through torch.compile and judged against the file's eager fp32
@@ -71,8 +71,13 @@ CORPUS = {
 
 def export(py: str, name: str, out: Path, steps: int, batch: int) -> Path:
     pt = out / f"{name}.pt"
+    # One thread, as the run and the replay: the export holds the file to the
+    # module in one process, so the thread count decides nothing, but two
+    # OpenMP threads sharing 2 cores with another job spin against each other
+    # (MobileNetV3's export took 118 s instead of 7 beside a busy core).
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     p = subprocess.run([py, "-m", "reference.export", *CORPUS[name], "--batch", str(batch), "--matrix", "quick",
-                        "--out", str(pt)], cwd=ROOT, capture_output=True, text=True)
+                        "--out", str(pt)], cwd=ROOT, env=env, capture_output=True, text=True)
     (out / "export.log").write_text(p.stdout + p.stderr)
     if p.returncode != 0:
         raise RuntimeError(f"{name}: the export failed (exit {p.returncode}): {p.stderr.strip()[-500:]}")

@@ -38,8 +38,12 @@ touch "$OUT/$MARK"
 OUT="$(cd "$OUT" && pwd)"
 cd "$ROOT" || exit 2
 
+# One thread, as the cross-check's run and replay: the export holds the file
+# to the module in one process, so the thread count decides nothing, but two
+# OpenMP threads beside another test on 2 cores spin against each other
+# (ResNet-18's export took 57 s instead of 12).
 export_model() {
-  if ! "$PY" -m reference.export "$@" 2>"$OUT/export.log"; then
+  if ! OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 "$PY" -m reference.export "$@" 2>"$OUT/export.log"; then
     cat "$OUT/export.log" >&2
     exit 2
   fi
