@@ -1,6 +1,6 @@
 """Convergence to quality: a converge workload's curves over its seeds.
 
-One column per model and three rows on one step axis: validation accuracy
+One column per fp32 reference and three rows on one step axis: validation accuracy
 with the target, validation loss, and the loss scale of the cases that ran a
 GradScaler.  Stacked so a control's stall lines up with its scale's collapse
 (scale_never_recovers: the overflow at step 300 is where its accuracy stops).
@@ -15,7 +15,7 @@ from __future__ import annotations
 from reference.python.results_file import Expect
 
 from ..convergence import convergence_cases, over_seeds, rule, seed_runs, skipped_steps, uses_scaler
-from ..runs import config_label, group_by, ordered_unique, precision_key, varying_fields, verdict_text
+from ..runs import config_label, ordered_unique, precision_key, varying_fields, verdict_text
 from .layout import finish, unique_handles
 from .style import light_log_axis, new_figure, precision_color
 
@@ -35,13 +35,13 @@ def convergence_figure(run, workload, cases):
     if not shown:
         return None
     rows = ROWS if any(uses_scaler(c) for c in shown) else ROWS[:2]
-    models = group_by(shown, "model")
-    fig = new_figure(PANEL[0] * len(models), PANEL[1] * len(rows) + 0.9)
-    grid = fig.subplots(len(rows), len(models), sharex="col", squeeze=False)
+    columns = by_reference(shown)
+    fig = new_figure(PANEL[0] * len(columns), PANEL[1] * len(rows) + 0.9)
+    grid = fig.subplots(len(rows), len(columns), sharex="col", squeeze=False)
     styles = line_styles(shown)
-    for col, (model, model_cases) in enumerate(models.items()):
+    for col, (title, column_cases) in enumerate(columns.items()):
         panels = dict(zip((key for key, _ in rows), grid[:, col]))
-        _draw_model(panels, model, model_cases, styles)
+        _draw_model(panels, title, column_cases, styles)
     for ax, (_, label) in zip(grid[:, 0], rows):
         ax.set_ylabel(label, fontsize=9)
     seeds = max(len(seed_runs(c)) for c in shown)
@@ -51,6 +51,19 @@ def convergence_figure(run, workload, cases):
                 f"{seeds} seeds (shaded: fp32's {band_text(shown)}){scale}; {run.label}",
            unique_handles(grid.ravel()), title_size=10)
     return fig
+
+
+def by_reference(cases) -> dict:
+    """One column per fp32 reference, titled by its model (and its tag when
+    it trains at its own lr or length): a case at another schedule than the
+    suite's is judged against a reference of its own, whose steps would
+    squeeze the suite's onto a fraction of a shared axis."""
+    columns: dict = {}
+    for case in cases:
+        reference = case.baseline_id or case.id
+        tag = reference.partition("@")[2]
+        columns.setdefault(f"{case.model}@{tag}" if tag else case.model, []).append(case)
+    return columns
 
 
 def convergence_caption(workload, cases) -> str:

@@ -145,6 +145,21 @@ def test_one_column_per_model_and_legible():
     assert problems(figure(sc.convergence_results())) == []
 
 
+def test_a_case_with_a_reference_of_its_own_gets_its_own_column():
+    """A control at another lr is judged against fp32 at that lr: its column
+    is that reference's, titled with the tag, not squeezed onto the suite's."""
+    doc = sc.convergence_results()
+    moved = [case for case in copy.deepcopy(doc["cases"]) if case["precision"] in ("fp32", "fp16")]
+    for case in moved:
+        case["id"] += "@lr0.001"
+        case["tag"] = "lr0.001"
+        case["baseline_id"] = case["baseline_id"] and case["baseline_id"] + "@lr0.001"
+        doc["cases"].append(case)
+    fig = figure(doc)
+    assert [ax.get_title() for ax in fig.axes[:2]] == ["mlp: 5 cases", f"mlp@lr0.001: {len(moved)} cases"]
+    assert problems(fig) == []
+
+
 def test_cases_without_runs_are_left_out():
     doc = sc.convergence_results()
     for case in doc["cases"]:
