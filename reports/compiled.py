@@ -31,6 +31,13 @@ def _seconds(value) -> str:
     return f"{value:.1f} s" if isinstance(value, (int, float)) else DASH
 
 
+def _cold(seconds: dict) -> str:
+    """The first compile's seconds; on a cache kept from other cases or
+    runs (--compile-cache) it was not cold, and the cell says so."""
+    text = _seconds(seconds.get("cold"))
+    return f"{text} (cache reused)" if seconds.get("cold_cache_reused") is True and text != DASH else text
+
+
 def _breaks(block: dict) -> str:
     reasons = [b.get("reason", "?") if isinstance(b, dict) else str(b) for b in block.get("graph_breaks") or []]
     if not reasons:
@@ -56,7 +63,7 @@ def compiled_table(run):
         emulated = block.get("emulated_max_ratio")
         rows.append((case.id, str(block.get("graphs", DASH)), _breaks(block),
                      "yes" if full.get("ok") else f"no: {full.get('reason') or '?'}",
-                     _seconds(seconds.get("cold")), _seconds(seconds.get("warm")), *_speed(block, case),
+                     _cold(seconds), _seconds(seconds.get("warm")), *_speed(block, case),
                      f"{emulated:.3g}" if isinstance(emulated, (int, float)) else DASH))
         ids.append(case.id)
     return make_table(("case", "graphs", "graph breaks", "fullgraph", "compile (cold)", "compile (warm)",

@@ -8,7 +8,7 @@ namespace {
 
 constexpr double kRelative = 1e-6;
 
-std::optional<std::string> audit_cast(const fp8::RowwiseCastTrace& c) {
+std::optional<std::string> audit_tiles(const fp8::RowwiseCastTrace& c) {
   if (c.scale.size() != c.row_amax.size())
     return std::to_string(c.scale.size()) + " scales for " + std::to_string(c.row_amax.size()) +
            " tiles of 128 along the reduced dimension";
@@ -32,7 +32,7 @@ std::optional<RowwiseScaleMismatch> first_blockwise_scale_mismatch(const std::ve
   for (std::size_t l = 0; l < layers.size(); ++l)
     for (int k = 0; k < 3; ++k)
       for (std::size_t i = 0; i < layers[l][k].size(); ++i)
-        if (auto why = audit_cast(layers[l][k][i])) return RowwiseScaleMismatch{l, k, i, std::move(*why)};
+        if (auto why = audit_tiles(layers[l][k][i])) return RowwiseScaleMismatch{l, k, i, std::move(*why)};
   return std::nullopt;
 }
 

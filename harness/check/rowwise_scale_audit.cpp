@@ -22,7 +22,7 @@ std::string row_mismatch(const fp8::RowwiseCastTrace& c, std::size_t row) {
          std::to_string(c.scale[row]) + ", the rule gives " + std::to_string(expected_rowwise_scale(c.row_amax[row]));
 }
 
-std::optional<std::string> audit_cast(const fp8::RowwiseCastTrace& c) {
+std::optional<std::string> audit_rows(const fp8::RowwiseCastTrace& c) {
   if (c.scale.size() != c.row_amax.size())
     return std::to_string(c.scale.size()) + " scales for " + std::to_string(c.row_amax.size()) +
            " rows along the reduced dimension";
@@ -45,7 +45,7 @@ std::optional<RowwiseScaleMismatch> first_rowwise_scale_mismatch(const std::vect
   for (std::size_t l = 0; l < layers.size(); ++l)
     for (int k = 0; k < 3; ++k)
       for (std::size_t i = 0; i < layers[l][k].size(); ++i)
-        if (auto what = audit_cast(layers[l][k][i])) return RowwiseScaleMismatch{l, k, i, *what};
+        if (auto what = audit_rows(layers[l][k][i])) return RowwiseScaleMismatch{l, k, i, *what};
   return std::nullopt;
 }
 

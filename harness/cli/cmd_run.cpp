@@ -72,6 +72,10 @@ void add_run_command(CLI::App& app, Action& selected) {
       ->capture_default_str();
   sub->add_flag("--compile-step", args->compile_step,
                 "Compile the optimizer step too (with --implementation compiled)");
+  sub->add_option("--compile-cache", args->compile_cache,
+                  "One Inductor cache for every compiled case, kept between runs (a new or empty folder, or one an "
+                  "earlier --compile-cache filled): cold compiles are then not cold, and the results say so "
+                  "(with --implementation compiled; default: each case's own cache, emptied first)");
   sub->add_option("--inject-compile-fault", args->inject_compile_fault,
                   "Test only: a wrong compiled graph (drop_autocast_cast removes autocast's first cast), which the "
                   "checker must fail")

@@ -37,6 +37,10 @@ function(ampbench_fuzz_target name)
   target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_include_directories(${name} SYSTEM PRIVATE ${TORCH_INCLUDE_DIRS})
   target_link_libraries(${name} PRIVATE ampbench_json ${arg_LINK})
+  # A file compiled here must be its own object in the layer libraries too:
+  # inside a unity batch, the batch's other symbols would pull it into the
+  # link beside this sanitized copy (a duplicate definition).
+  set_source_files_properties(${arg_SOURCES} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
   # Other flags than the precompiled header's: it cannot be used.
   set_target_properties(${name} PROPERTIES DISABLE_PRECOMPILE_HEADERS ON
                         RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fuzz/bin)

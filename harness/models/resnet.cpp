@@ -6,12 +6,12 @@
 #include <torch/nn/init.h>
 
 #include "models/flops.h"
+#include "models/image_sizes.h"
 #include "models/module_model.h"
 
 namespace ampbench {
 namespace {
 
-constexpr int64_t kImageChannels = 3;
 constexpr int64_t kStemWidth = 64;
 
 torch::nn::Conv2d conv(int64_t in, int64_t out, int64_t kernel, int64_t stride) {

@@ -11,13 +11,13 @@
 #include <cmath>
 
 #include "models/flops.h"
+#include "models/image_sizes.h"
 #include "models/module_model.h"
 #include "models/sequence_sizes.h"
 
 namespace ampbench {
 namespace {
 
-constexpr int64_t kImageChannels = 3;
 constexpr double kLayerNormEps = 1e-6;
 
 torch::nn::LayerNorm layer_norm(int64_t d) {

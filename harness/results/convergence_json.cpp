@@ -2,52 +2,46 @@
 
 #include <cmath>
 
+#include "results/json_numbers.h"
+
 namespace ampbench {
 namespace {
 
 using nlohmann::json;
 
-json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
-
-json numbers(const std::vector<double>& values) {
-  json out = json::array();
-  for (const double v : values) out.push_back(number(v));
-  return out;
-}
-
 json side_to_json(const ConvergenceSide& s) {
-  return {{"steps_to_target", numbers(s.steps_to_target)},  // null: never reached
-          {"final_accuracy", numbers(s.final_accuracy)},
+  return {{"steps_to_target", finite_or_null(s.steps_to_target)},  // null: never reached
+          {"final_accuracy", finite_or_null(s.final_accuracy)},
           {"missed", s.missed},
-          {"steps_to_target_trimmed_mean", number(s.steps_mean)},
-          {"steps_to_target_trimmed_stddev", number(s.steps_stddev)},
-          {"final_accuracy_trimmed_mean", number(s.accuracy_mean)},
-          {"final_accuracy_trimmed_stddev", number(s.accuracy_stddev)}};
+          {"steps_to_target_trimmed_mean", finite_or_null(s.steps_mean)},
+          {"steps_to_target_trimmed_stddev", finite_or_null(s.steps_stddev)},
+          {"final_accuracy_trimmed_mean", finite_or_null(s.accuracy_mean)},
+          {"final_accuracy_trimmed_stddev", finite_or_null(s.accuracy_stddev)}};
 }
 
 json curve_to_json(const SeedCurve& c) {
   return {{"seed", c.seed},
           {"step", c.step},
-          {"accuracy", numbers(c.accuracy)},
-          {"loss", numbers(c.loss)},
-          {"train_loss", numbers(c.train_loss)},
-          {"scale", numbers(c.scale)},
+          {"accuracy", finite_or_null(c.accuracy)},
+          {"loss", finite_or_null(c.loss)},
+          {"train_loss", finite_or_null(c.train_loss)},
+          {"scale", finite_or_null(c.scale)},
           {"skipped_steps", c.skipped_steps},
           {"steps_to_target", c.steps_to_target ? json(*c.steps_to_target) : json(nullptr)},
-          {"final_accuracy", number(c.final_accuracy)}};
+          {"final_accuracy", finite_or_null(c.final_accuracy)}};
 }
 
 json summary_to_json(const ConvergenceSummary& s) {
   json criteria = json::array();
   for (const ConvergenceCriterion& k : s.criteria)
-    criteria.push_back({{"name", k.name}, {"value", number(k.value)}, {"limit", number(k.limit)},
-                        {"ratio", number(k.ratio)}, {"failed", k.failed}});
+    criteria.push_back({{"name", k.name}, {"value", finite_or_null(k.value)}, {"limit", finite_or_null(k.limit)},
+                        {"ratio", finite_or_null(k.ratio)}, {"failed", k.failed}});
   json test = nullptr;
   if (s.steps_test)
-    test = {{"test", "welch_one_sided_greater"}, {"t", number(s.steps_test->t)}, {"df", number(s.steps_test->df)},
-            {"p", number(s.steps_test->p)}};
+    test = {{"test", "welch_one_sided_greater"}, {"t", finite_or_null(s.steps_test->t)}, {"df", finite_or_null(s.steps_test->df)},
+            {"p", finite_or_null(s.steps_test->p)}};
   return {{"reference", side_to_json(s.reference)}, {"candidate", side_to_json(s.candidate)},
-          {"steps_test", test}, {"criteria", criteria}, {"max_ratio", number(s.max_ratio)}};
+          {"steps_test", test}, {"criteria", criteria}, {"max_ratio", finite_or_null(s.max_ratio)}};
 }
 
 }  // namespace

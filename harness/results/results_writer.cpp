@@ -8,6 +8,7 @@
 
 #include "core/median.h"
 #include "io/atomic_file.h"
+#include "results/json_numbers.h"
 #include "spec/case_identity.h"
 #include "spec/fp8_settings_json.h"
 #include "workloads/workload.h"
@@ -18,7 +19,6 @@ using nlohmann::json;
 
 namespace {
 
-json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 json optional_number(const std::optional<double>& v) { return v ? finite_or_null(*v) : json(nullptr); }
 
@@ -68,20 +68,14 @@ json ddp_to_json(const ScalingRecord& d) {
   };
 }
 
-json numbers(const std::vector<double>& values) {
-  json out = json::array();
-  for (double d : values) out.push_back(finite_or_null(d));
-  return out;
-}
-
 // Each metric's distance, envelope and bound (per step for the loss), and
 // how close it came to its bound.
 json bounds_to_json(const Verdict& v) {
   json out = json::object();
   for (const MetricCheck& m : v.checks) {
-    out[m.name] = {{"distance", numbers(m.distance)},
-                   {"envelope", m.envelope.empty() ? json(nullptr) : numbers(m.envelope)},
-                   {"bound", numbers(m.bound)},
+    out[m.name] = {{"distance", finite_or_null(m.distance)},
+                   {"envelope", m.envelope.empty() ? json(nullptr) : finite_or_null(m.envelope)},
+                   {"bound", finite_or_null(m.bound)},
                    {"max_ratio", finite_or_null(m.max_ratio)},
                    {"peak_step", m.peak_step},
                    {"exempt_steps", m.exempt_steps}};
@@ -241,7 +235,9 @@ json compiled_to_json(const CompiledRun& c, const std::optional<ThroughputStats>
           {"recompiles", c.recompiles},
           {"ran_eager", c.ran_eager},
           {"fullgraph", {{"ok", c.fullgraph}, {"reason", c.fullgraph_refusal.empty() ? json(nullptr) : json(c.fullgraph_refusal)}}},
-          {"compile_seconds", {{"cold", finite_or_null(c.seconds_cold)}, {"warm", finite_or_null(c.seconds_warm)}}},
+          {"compile_seconds", {{"cold", finite_or_null(c.seconds_cold)},
+                               {"warm", finite_or_null(c.seconds_warm)},
+                               {"cold_cache_reused", c.cache_reused}}},
           {"eager_throughput", eager},
           {"speedup_vs_eager", speedup},
           {"emulated_max_ratio", c.emulated_max_ratio ? finite_or_null(*c.emulated_max_ratio) : json(nullptr)}};

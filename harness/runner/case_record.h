@@ -96,7 +96,8 @@ struct CompiledRun {
   bool ran_eager = false;           // some frame fell back to eager
   bool fullgraph = false;           // fullgraph=True compiles the model
   std::string fullgraph_refusal;    // why not ("" when it does)
-  double seconds_cold = 0;          // first compile, empty caches
+  double seconds_cold = 0;          // first compile, empty caches (unless cache_reused)
+  bool cache_reused = false;        // the cold compile ran on a cache kept from other cases or runs
   double seconds_warm = 0;          // again, with the FX graph cache filled
   std::vector<double> eager_samples_per_s;  // the C++ eager loop of the same case
   // The case exceeded its bound: its largest distance/bound again with

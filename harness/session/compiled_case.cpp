@@ -58,6 +58,7 @@ std::vector<std::string> compile_argv(const CaseSpec& spec, const std::string& f
   // The fault removes autocast's casts: an fp32 case (the twin) has none.
   if (!s.fault.empty() && spec.precision.precision() != Precision::kFp32)
     argv.insert(argv.end(), {"--fault", s.fault});
+  if (!s.cache_dir.empty()) argv.insert(argv.end(), {"--cache-dir", s.cache_dir, "--reuse-cache"});
   if (s.timed && spec.throughput.enabled && spec.throughput.measured_steps > 0)
     argv.insert(argv.end(), {"--throughput-steps", std::to_string(spec.throughput.measured_steps),
                              "--throughput-repetitions", std::to_string(spec.throughput.repetitions),
@@ -105,13 +106,27 @@ std::optional<CompiledSettings> compiled_settings(const RunSettings& args, const
   s.fault = args.inject_compile_fault;
   s.dump_dir = args.dump_dir.empty() ? out_dir + "/dump" : args.dump_dir;
   s.timed = !args.no_throughput;
+  // Absolute: the compiled implementation runs from the source folder.
+  if (!args.compile_cache.empty()) s.cache_dir = std::filesystem::absolute(args.compile_cache).string();
   return s;
+}
+
+std::string compile_cache_refusal(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return "";
+  if (!fs::is_directory(dir, ec)) return "not a directory";
+  if (fs::is_empty(dir, ec) || fs::is_regular_file(fs::path(dir) / kCompileCacheMarker, ec)) return "";
+  return std::string("not empty and not a cache the compiled implementation made (no ") + kCompileCacheMarker +
+         "); name a new or empty folder";
 }
 
 void add_implementation_env(nlohmann::json& env, const std::optional<CompiledSettings>& compiled) {
   env["implementation"] = to_string(compiled ? Implementation::kCompiled : Implementation::kEager);
   if (!compiled) return;
-  env["compile"] = {{"mode", compiled->mode}, {"compile_step", compiled->compile_step}};
+  env["compile"] = {{"mode", compiled->mode},
+                    {"compile_step", compiled->compile_step},
+                    {"cache_dir", compiled->cache_dir.empty() ? nlohmann::json(nullptr) : nlohmann::json(compiled->cache_dir)}};
   // A wrong graph on purpose is never a measurement (results/results_file.h).
   if (!compiled->fault.empty()) env["injected_compile_fault"] = compiled->fault;
 }

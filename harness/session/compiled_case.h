@@ -16,11 +16,16 @@
 
 namespace ampbench {
 
+// The file that marks a folder as a cache the compiled implementation made
+// (reference/python/compiled/toolchain.py writes it).
+inline constexpr const char* kCompileCacheMarker = ".ampbench-compiled-cache";
+
 struct CompiledSettings {
   std::string mode = "default";
   bool compile_step = false;  // compile the optimizer step too
   std::string fault;          // "" or one of kCompileFaults
   std::string dump_dir;       // where the eager runs dump their cases' start
+  std::string cache_dir;      // absolute; "" for each case's own cache, emptied first
   bool timed = true;          // time the compiled steps (the case's measured steps)
 };
 
@@ -28,8 +33,13 @@ struct CompiledSettings {
 // (its dumps in OUT/dump unless --dump names a folder); none for eager.
 std::optional<CompiledSettings> compiled_settings(const RunSettings& args, const std::string& out_dir);
 
+// Why `dir` cannot be the run's shared Inductor cache ("" when it can): it
+// must be a new or empty folder, or one the compiled implementation made
+// (its marker file), so that no folder of the user's is filled or reused.
+std::string compile_cache_refusal(const std::string& dir);
+
 // The env block's record of them: "implementation", and "compile" {mode,
-// compile_step}; a test-only fault as "injected_compile_fault".
+// compile_step, cache_dir (null: each case's own)}; a test-only fault as "injected_compile_fault".
 void add_implementation_env(nlohmann::json& env, const std::optional<CompiledSettings>& compiled);
 
 // Why `spec` cannot run compiled ("" when it can): the compiled

@@ -71,6 +71,10 @@ CompiledRun read_compile_facts(const json& doc, const std::string& path) {
   if (const auto why = full.find("reason"); why != full.end() && why->is_string()) run.fullgraph_refusal = *why;
   run.seconds_cold = number_or_nan(field(c, "seconds_cold", path), path, "compile.seconds_cold");
   run.seconds_warm = number_or_nan(field(c, "seconds_warm", path), path, "compile.seconds_warm");
+  if (const auto emptied = c.find("cache_emptied"); emptied != c.end()) {
+    if (!emptied->is_boolean()) bad(path, "compile.cache_emptied", "expected true or false");
+    run.cache_reused = !emptied->get<bool>();
+  }
   return run;
 }
 

@@ -103,11 +103,15 @@ bool has_cpp_compiler() {
 // and are skipped with their reason; refused outright when none can.
 void plan_compiled(const RunSettings& args, RunPlan& plan) {
   if (args.implementation != "compiled") {
-    if (args.compile_step || args.compile_mode != "default" || !args.inject_compile_fault.empty())
-      throw std::invalid_argument("--compile-mode, --compile-step and --inject-compile-fault need "
+    if (args.compile_step || args.compile_mode != "default" || !args.inject_compile_fault.empty() ||
+        !args.compile_cache.empty())
+      throw std::invalid_argument("--compile-mode, --compile-step, --compile-cache and --inject-compile-fault need "
                                   "--implementation compiled");
     return;
   }
+  if (!args.compile_cache.empty())
+    if (const std::string why = compile_cache_refusal(args.compile_cache); !why.empty())
+      throw std::invalid_argument("--compile-cache " + args.compile_cache + ": " + why);
   if (args.nproc > 0 || plan.rank_env)
     throw std::invalid_argument("--implementation compiled runs single-process cases; it takes no --nproc or ranks");
   if (!has_cpp_compiler())

@@ -46,6 +46,9 @@ struct RunSettings {
   std::string implementation = "eager";
   std::string compile_mode = "default";
   bool compile_step = false;
+  // One Inductor cache every compiled case of the run fills and reuses ("":
+  // each case's own, emptied first, so that its cold compile is cold).
+  std::string compile_cache;
   std::string inject_compile_fault;  // test only: a wrong compiled graph the checker must fail
 };
 

@@ -46,6 +46,18 @@ def test_a_compiled_run_shows_breaks_compile_time_and_speedup(tmp_path):
     assert "| 2.50× | 0.75 |" in first
 
 
+def test_a_cold_compile_on_a_kept_cache_says_so(tmp_path):
+    doc = _compiled(make_results(**SMALL))
+    compiled = [c for c in doc["cases"] if "compiled" in c]
+    compiled[0]["compiled"]["compile_seconds"]["cold_cache_reused"] = True
+    compiled[1]["compiled"]["compile_seconds"]["cold_cache_reused"] = False
+    md = _markdown(tmp_path, doc)
+    lines = md[md.index("| case | graphs | graph breaks |"):].split("\n\n")[0].splitlines()
+    row = {c["id"]: next(line for line in lines if line.startswith(f"| {c['id']} |")) for c in compiled[:2]}
+    assert "| 14.2 s (cache reused) | 0.5 s |" in row[compiled[0]["id"]]
+    assert "| 14.2 s | 0.5 s |" in row[compiled[1]["id"]]
+
+
 def test_an_eager_run_has_no_compiled_section_and_says_who_ran_it(tmp_path):
     doc = make_results(**SMALL)
     assert "Compiled training" not in _markdown(tmp_path, doc)

@@ -77,7 +77,8 @@ def fresh_cache_dir(folder: Path, reuse: bool = False) -> Path:
                            f"(no {marker.name}); name an empty or new folder")
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
-    marker.write_text("the FX graph cache of python -m reference.python.compiled; emptied on each run\n")
+    marker.write_text("the FX graph cache of python -m reference.python.compiled; emptied on each run "
+                      "unless --reuse-cache\n")
     return folder
 
 
