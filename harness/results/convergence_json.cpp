@@ -1,7 +1,5 @@
 #include "results/convergence_json.h"
 
-#include <cmath>
-
 #include "results/json_numbers.h"
 
 namespace ampbench {
@@ -38,7 +36,9 @@ json summary_to_json(const ConvergenceSummary& s) {
                         {"ratio", finite_or_null(k.ratio)}, {"failed", k.failed}});
   json test = nullptr;
   if (s.steps_test)
-    test = {{"test", "welch_one_sided_greater"}, {"t", finite_or_null(s.steps_test->t)}, {"df", finite_or_null(s.steps_test->df)},
+    test = {{"test", "welch_one_sided_greater"},
+            {"t", finite_or_null(s.steps_test->t)},
+            {"df", finite_or_null(s.steps_test->df)},
             {"p", finite_or_null(s.steps_test->p)}};
   return {{"reference", side_to_json(s.reference)}, {"candidate", side_to_json(s.candidate)},
           {"steps_test", test}, {"criteria", criteria}, {"max_ratio", finite_or_null(s.max_ratio)}};

@@ -19,7 +19,6 @@ using nlohmann::json;
 
 namespace {
 
-
 json optional_number(const std::optional<double>& v) { return v ? finite_or_null(*v) : json(nullptr); }
 
 json throughput_to_json(const ThroughputRecord& t, const ThroughputStats& stats) {
