@@ -2,6 +2,7 @@
 #include "session/case_verdict.h"
 #include "check/convergence_verdict.h"
 #include "session/eta.h"
+#include "session/run_order.h"
 #include "runner/case_filter.h"
 #include "runner/nonfinite.h"
 
@@ -290,10 +291,11 @@ SuiteRunSummary run_cases(const std::vector<CaseSpec>& cases, const Runner& runn
   std::map<std::string, CaseRecord> baselines;
   std::map<std::string, double> fp32_medians;  // throughput median of each baseline
   const auto began = std::chrono::steady_clock::now();
-  EtaModel eta(cases);
+  const std::vector<CaseSpec> ordered = run_order(cases);
+  EtaModel eta(ordered);
   double before = 0;  // seconds elapsed when the case began
   int index = 0;
-  for (const CaseSpec& spec : cases) {
+  for (const CaseSpec& spec : ordered) {
     ++index;
     std::optional<double> fp32_median;
     if (const auto m = fp32_medians.find(spec.baseline_id); m != fp32_medians.end()) fp32_median = m->second;
@@ -303,7 +305,7 @@ SuiteRunSummary run_cases(const std::vector<CaseSpec>& cases, const Runner& runn
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     eta.finished(index - 1, elapsed - before);
     before = elapsed;
-    print_line(progress, index, static_cast<int>(cases.size()), result, elapsed, eta.remaining());
+    print_line(progress, index, static_cast<int>(ordered.size()), result, elapsed, eta.remaining());
     summary.add(tally_of(result));
     if (result.record.input_unusable) {
       // Nothing more runs: every case after would be judged against it.
