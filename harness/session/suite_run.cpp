@@ -16,6 +16,26 @@
 
 namespace ampbench {
 
+namespace {
+
+// A baseline trains envelope replicas for each precision the suite compares
+// with it; once a filter has left some of those cases out, their replicas
+// (three fp32 trainings per precision) would be trained for nothing. Each
+// precision's replicas are seeded apart from the others', so the envelopes
+// kept are the ones the whole suite would measure.
+void keep_needed_envelopes(std::vector<CaseSpec>& cases) {
+  std::map<std::string, std::set<Precision>> compared;  // baseline id -> precisions judged against it
+  for (const CaseSpec& c : cases)
+    if (!c.is_baseline()) compared[c.baseline_id].insert(c.precision.precision());
+  for (CaseSpec& c : cases) {
+    if (!c.is_baseline()) continue;
+    const std::set<Precision>& used = compared[c.id];
+    std::erase_if(c.envelope_precisions, [&](Precision p) { return !used.count(p); });
+  }
+}
+
+}  // namespace
+
 std::vector<CaseSpec> select_cases(const Suite& suite, const std::string& filter) {
   if (filter.empty()) return suite.cases;
   const auto matches = parse_case_filter(filter);
@@ -28,6 +48,7 @@ std::vector<CaseSpec> select_cases(const Suite& suite, const std::string& filter
   std::vector<CaseSpec> out;
   for (const CaseSpec& c : suite.cases)
     if (keep.count(c.id)) out.push_back(c);
+  keep_needed_envelopes(out);
   return out;
 }
 

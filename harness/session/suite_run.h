@@ -84,7 +84,8 @@ struct SuiteRunSummary {
   void add_ratio(const CaseTally& c, double ratio);
 };
 
-// Cases selected by `filter`, plus the fp32 baselines they need. Two forms:
+// Cases selected by `filter`, plus the fp32 baselines they need (each with
+// envelope replicas for the selected precisions only). Two forms:
 //  - fields: "workload=clip,precision=fp16,model=mlp" (keys workload,
 //    variant, model, precision, optimizer, tag; different keys must all
 //    match, a repeated key or "a|b" matches either; workload=clip matches

@@ -55,6 +55,20 @@ TEST(SelectCases, RegexStillWorksAndBadInputIsRejected) {
   EXPECT_TRUE(select_cases(small_suite(), "workload=penalty").empty());
 }
 
+// A filtered run trains a baseline's envelope replicas only for the
+// precisions it still judges: the others' would be consumed by no case.
+TEST(SelectCases, ABaselineKeepsTheEnvelopesOfTheSelectedPrecisionsOnly) {
+  const auto baseline = [](const std::vector<CaseSpec>& cases) {
+    return *std::find_if(cases.begin(), cases.end(), [](const CaseSpec& c) { return c.id == "plain/cnn/fp32/sgd"; });
+  };
+  const std::vector<Precision> all = baseline(select_cases(small_suite(), "")).envelope_precisions;
+  ASSERT_GE(all.size(), 2u) << "the suite must compare several precisions with the baseline";
+  EXPECT_EQ(baseline(select_cases(small_suite(), "workload=plain,precision=bf16,model=cnn")).envelope_precisions,
+            (std::vector<Precision>{Precision::kBf16}));
+  EXPECT_EQ(baseline(select_cases(small_suite(), "workload=plain,model=cnn")).envelope_precisions, all);
+  EXPECT_TRUE(baseline(select_cases(small_suite(), "^plain/cnn/fp32/sgd$")).envelope_precisions.empty());
+}
+
 TEST(RunCases, AReducedPrecisionCaseGetsItsSpeedupOverItsOwnFp32Baseline) {
   const Suite suite = parse_suite(R"({
     "name": "t",
