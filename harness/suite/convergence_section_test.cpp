@@ -31,7 +31,7 @@ std::string converge_suite(const std::string& model, const std::string& sizes) {
     "convergence": {"dataset": "digits", "seeds": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]},
     "matrix": {"workloads": ["converge"], "models": [")" + model + R"("], "precisions": ["fp32", "fp16"],
                "optimizers": ["sgd"]},
-    "tolerances": {"fp32": {}, "fp16": {}, "bf16": {}}})";
+    "tolerances": {"fp32": {}, "fp16": {}, "bf16": {}, "o2": {}}})";
 }
 
 // The refusal of the suite's cases against the digits ("" when accepted).
@@ -58,6 +58,14 @@ TEST(ConvergenceReference, AControlSharesTheSuitesReferenceWhateverItsTag) {
       "variant": "scaler_growth_off", "expect": "fail", "tag": "scale1e-6", "scaler": {"init_scale": 1e-6}}])");
   const CaseSpec& c = test::find_case(s, "converge+scaler_growth_off/mlp/fp16/sgd@scale1e-6");
   EXPECT_EQ(c.baseline_id, "converge/mlp/fp32/sgd");
+}
+
+// The stall control trains pure float16 weights with no scaler: its record
+// must not say scaler_enabled (the report would draw a scale it never had).
+TEST(ConvergenceReference, TheFloat16StallControlHasNoScaler) {
+  const Suite s = mlp_suite_with(R"([{"workload": "converge", "model": "mlp", "precision": "o2", "optimizer": "sgd",
+      "variant": "fp16_weights_no_master", "expect": "fail", "lr": 0.001, "tag": "lr0.001"}])");
+  EXPECT_FALSE(test::find_case(s, "converge+fp16_weights_no_master/mlp/o2/sgd@lr0.001").scaler_enabled);
 }
 
 TEST(ConvergenceReference, ACaseAtAnotherLrOrLengthHasAReferenceOfItsOwn) {

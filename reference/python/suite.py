@@ -243,7 +243,7 @@ def _read_explicit(ctx: dict, node: dict, where: str) -> Spec:
     if any(k in node for k in SETTING_KEYS) and not c.tag:
         raise SuiteError(f"{ctx['file']}: {where}.tag: a case that overrides settings needs a \"tag\"")
     c.scaler_enabled = bool(node.get("scaler_enabled", needs_scaler(p)))
-    if c.variant == "no_scaler":
+    if c.variant in ("no_scaler", "fp16_weights_no_master"):  # both train without a GradScaler
         c.scaler_enabled = False
     if c.scaler_enabled and p in ("bf16", "tf32", "o3", *FP8_PRECISIONS):
         raise SuiteError(f"{ctx['file']}: {where}.scaler_enabled: {p} with a GradScaler is a configuration mistake")
