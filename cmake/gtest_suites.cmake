@@ -10,6 +10,12 @@
 # So a test must leave the process as it found it (a fixture restores what
 # it changes). Discovery runs after each link, as gtest_discover_tests' does.
 #
+# Each suite runs at one OpenMP thread: beside another test on 2 cores, two
+# LibTorch threads spin at every barrier of the suites' tiny tensors (the
+# unit tier took 97 s of user CPU at two threads and 80 s at one, the same
+# 207 tests passing). A test of thread-dependent behaviour sets its own
+# count.
+#
 # Script mode (cmake -P this file) is the discovery itself:
 #   -D EXE=... -D OUT=... -D LABELS=a,b -D TIMEOUT=s
 # (commas, since a semicolon would split the command line's arguments).
@@ -43,7 +49,8 @@ if(CMAKE_SCRIPT_MODE_FILE)
       message(FATAL_ERROR "ampbench: cannot read this line of ${EXE} --gtest_list_tests: '${line}'")
     endif()
     string(APPEND script "add_test([=[${name}]=] [==[${EXE}]==] [=[--gtest_filter=${name}]=])\n"
-                         "set_tests_properties([=[${name}]=] PROPERTIES LABELS [=[${LABELS}]=] TIMEOUT ${TIMEOUT})\n")
+                         "set_tests_properties([=[${name}]=] PROPERTIES LABELS [=[${LABELS}]=] TIMEOUT ${TIMEOUT}"
+                         " ENVIRONMENT OMP_NUM_THREADS=1)\n")
     math(EXPR count "${count} + 1")
   endforeach()
   if(count EQUAL 0)

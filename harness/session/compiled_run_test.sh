@@ -1,32 +1,40 @@
 #!/usr/bin/env bash
 # Usage: compiled_run_test.sh AMPBENCH PYTHON OUT
-# `run --implementation compiled` end to end on the smallest cases: bf16
-# trained compiled conforms against the eager fp32 baseline, the compiled
-# fp32 twin stays inside fp32's envelope, and results.json says how
-# torch.compile took each case; a deliberately wrong compiled graph (a cast
-# removed) is caught, and its results are no measurement for the gate. The
-# first run compiles each case from an emptied cache (the default); the later
-# ones share one --compile-cache, as a user keeping a warm cache would, which
-# spares them the cold compiles whose cost the first run already shows.
+# `run --implementation compiled` end to end on the smallest cases. A user's
+# model first: the suite reference.export writes beside the TorchScript file
+# names the Python module it came from, and the compiled run trains that
+# module (a file cannot be compiled), judged against the file's eager run:
+# bf16 trained compiled conforms against the eager fp32 baseline, the
+# compiled fp32 twin stays inside fp32's envelope, and results.json says how
+# torch.compile took each case. Then a deliberately wrong compiled graph (a
+# cast removed) on smoke's mlp is caught, and its results are no measurement
+# for the gate. The first run compiles each case from an emptied cache (the
+# default); the later one shares a --compile-cache, as a user keeping a warm
+# cache would, which spares it the cold compiles whose cost the first run
+# already shows. (The user's module and smoke's mlp had a compiled run each
+# of the default kind: one process and two cold compiles more, 30 s.)
 set -u
 bin="$1"; python="$2"; out="$3"
 rm -rf "$out"; mkdir -p "$out"
 fail() { echo "compiled_run_test: error: $1" >&2; exit 1; }
-run() {  # NAME FILTER [ARGS...]
-  "$bin" run --device cpu --suite smoke --filter "$2" --implementation compiled --confirm-seeds 0 --no-report \
-    --out "$out/$1" "${@:3}" > "$out/$1.log" 2>&1
+run() {  # NAME SUITE FILTER [ARGS...]
+  "$bin" run --device cpu --suite "$2" --filter "$3" --implementation compiled --confirm-seeds 0 --no-report \
+    --out "$out/$1" "${@:4}" > "$out/$1.log" 2>&1
 }
-run right '^plain/mlp/(fp32|bf16)/sgd$'; rc=$?
+(cd "$(dirname "$0")/../.." && "$python" -m reference.export reference.testmodels:TwoInputs --input 3,8,8 --input 10 \
+  --matrix quick --out "$out/mine/two.pt") > "$out/export.log" 2>&1 || fail "the export failed ($out/export.log)"
+run right "$out/mine/two.suite.json" '^plain/two/(fp32|bf16)/sgd$'; rc=$?
 cat "$out/right.log"
-[[ $rc -eq 0 ]] || fail "the correct compiled run exited $rc ($out/right.log)"
+[[ $rc -eq 0 ]] || fail "the exported module did not conform compiled ($out/right.log)"
+grep -q "verdicts: 3 correct cases passed" "$out/right.log" || fail "the exported module's cases did not all run ($out/right.log)"
 "$python" - "$out/right/results.json" <<'PY' || exit 1
 import json, sys
 doc = json.load(open(sys.argv[1]))
 assert doc["env"]["implementation"] == "compiled" and doc["env"]["compile"]["mode"] == "default", doc["env"]
 cases = {c["id"]: c for c in doc["cases"]}
-assert set(cases) == {"plain/mlp/fp32/sgd", "plain/mlp/fp32/sgd#compiled", "plain/mlp/bf16/sgd"}, sorted(cases)
-assert "compiled" not in cases["plain/mlp/fp32/sgd"], "the baseline is the eager reference"
-for case_id in ("plain/mlp/fp32/sgd#compiled", "plain/mlp/bf16/sgd"):
+assert set(cases) == {"plain/two/fp32/sgd", "plain/two/fp32/sgd#compiled", "plain/two/bf16/sgd"}, sorted(cases)
+assert "compiled" not in cases["plain/two/fp32/sgd"], "the baseline is the eager reference"
+for case_id in ("plain/two/fp32/sgd#compiled", "plain/two/bf16/sgd"):
     c = cases[case_id]
     assert c["status"] == "pass" and c["check"]["max_ratio"] <= 1, (case_id, c["status"], c["reason"])
     compiled = c["compiled"]
@@ -34,15 +42,15 @@ for case_id in ("plain/mlp/fp32/sgd#compiled", "plain/mlp/bf16/sgd"):
     assert compiled["compile_seconds"]["cold"] > 0 and compiled["compile_seconds"]["warm"] >= 0, compiled
     assert compiled["speedup_vs_eager"] > 0 and c["throughput"]["timing"] == "python_perf_counter", c["throughput"]
 # The twin's envelope is fp32's: the baseline measured replicas at float32's unit roundoff.
-assert cases["plain/mlp/fp32/sgd#compiled"]["check"]["envelope"] is not None
+assert cases["plain/two/fp32/sgd#compiled"]["check"]["envelope"] is not None
 # Each case's own cache, emptied first: both cold compiles are cold.
 assert doc["env"]["compile"]["cache_dir"] is None, doc["env"]["compile"]
 assert not any(cases[i]["compiled"]["compile_seconds"]["cold_cache_reused"]
-               for i in ("plain/mlp/fp32/sgd#compiled", "plain/mlp/bf16/sgd"))
-print("compiled_run_test: the correct compiled run conforms")
+               for i in ("plain/two/fp32/sgd#compiled", "plain/two/bf16/sgd"))
+print("compiled_run_test: the exported module conforms compiled")
 PY
 cache="$out/cache"
-run wrong '^plain/mlp/bf16/sgd$' --inject-compile-fault drop_autocast_cast --compile-cache "$cache"; rc=$?
+run wrong smoke '^plain/mlp/bf16/sgd$' --inject-compile-fault drop_autocast_cast --compile-cache "$cache"; rc=$?
 [[ $rc -eq 1 ]] || fail "a compiled graph with autocast's cast removed was not caught (exit $rc, $out/wrong.log)"
 grep -q "plain/mlp/bf16/sgd  *FAIL" "$out/wrong.log" || fail "the faulty bf16 case is not the failure ($out/wrong.log)"
 grep -q "verdicts: 2 correct cases passed, 1 FAILED; 0 skipped" "$out/wrong.log" || fail "more than the faulty case failed"
@@ -63,14 +71,6 @@ PY
 rc=0; "$bin" gate --baseline "$out/right/results.json" --current "$out/wrong/results.json" --allow-missing \
   > /dev/null 2> "$out/gate.err" || rc=$?
 [[ $rc -eq 2 ]] && grep -q "inject-compile-fault" "$out/gate.err" || fail "the gate took the faulty run as a measurement"
-# A user's model: the suite reference.export writes beside the TorchScript
-# file names the Python module it came from, and the compiled run trains that
-# module (a file cannot be compiled), judged against the file's eager run.
-(cd "$(dirname "$0")/../.." && "$python" -m reference.export reference.testmodels:TwoInputs --input 3,8,8 --input 10 \
-  --matrix quick --out "$out/mine/two.pt") > "$out/export.log" 2>&1 || fail "the export failed ($out/export.log)"
-"$bin" run --device cpu --suite "$out/mine/two.suite.json" --filter '^plain/two/bf16/sgd$' --implementation compiled \
-  --compile-cache "$cache" --no-report --out "$out/mine/run" > "$out/mine.log" 2>&1 || fail "the exported module did not conform compiled ($out/mine.log)"
-grep -q "verdicts: 3 correct cases passed" "$out/mine.log" || fail "the exported module's cases did not all run ($out/mine.log)"
 "$bin" run --implementation bogus > /dev/null 2>&1; [[ $? -eq 2 ]] || fail "an unknown implementation was not exit 2"
 "$bin" run --compile-step --no-report --out "$out/x" > "$out/step.err" 2>&1; [[ $? -eq 2 ]] \
   || fail "--compile-step without --implementation compiled was not exit 2"
