@@ -88,7 +88,9 @@ void record_grad_health(const TrainingState& s, double backward_scale, GradHealt
   std::vector<at::Tensor> grads;
   for (const at::Tensor& p : s.parameters()) grads.push_back(p.grad());
   const kernels::GradHealth at_1 = kernels::grad_health(grads, 1.0);
-  const kernels::GradHealth at_scale = kernels::grad_health(grads, backward_scale);
+  // Without a scaler backward ran at 1: the same pass again would be a tenth
+  // of a big model's float32 step for nothing.
+  const kernels::GradHealth at_scale = backward_scale == 1.0 ? at_1 : kernels::grad_health(grads, backward_scale);
   const double n = std::max<int64_t>(1, at_1.total.numel);
   trace.scale.push_back(backward_scale);
   trace.underflow_at_scale_1.push_back(at_1.total.underflow_fp16 / n);
@@ -127,10 +129,23 @@ std::unique_ptr<TrainingState> resumed(std::unique_ptr<TrainingState> state, con
   return fresh;
 }
 
-// The conformance run: fresh weights, spec.steps optimizer steps; optionally
-// dumped for the Python reference, optionally corrupted at `bitflip_step`.
+// What a training run records beyond its losses, scales and tensors.
+struct RecordExtras {
+  std::string dump_dir;   // dumped for the Python reference when set
+  int bitflip_step = -1;  // corrupted at this step when >= 0
+  // The per-step gradient statistics. Off for the runs that are only
+  // compared by distance and then dropped (the noise run, the envelope
+  // replicas, a resumed case's uninterrupted twin): on a real model they
+  // were a tenth of each step.
+  bool grad_health = true;
+};
+const RecordExtras kComparedOnly{.grad_health = false};
+
+// The conformance run: fresh weights, spec.steps optimizer steps.
 void train_recorded(const CaseSpec& spec, const c10::Device& device, distributed::Context* context,
-                    CaseRecord& rec, const std::string& dump_dir = "", int bitflip_step = -1) {
+                    CaseRecord& rec, const RecordExtras& extras = {}) {
+  const std::string& dump_dir = extras.dump_dir;
+  const int bitflip_step = extras.bitflip_step;
   std::unique_ptr<TrainingState> state = make_training_state(spec, device, context);
   if (!state->fp8_plans.empty()) rec.fp8_layers = state->fp8_plans.front().layers;
   enable_fp8_range_counts(*state);
@@ -151,7 +166,7 @@ void train_recorded(const CaseSpec& spec, const c10::Device& device, distributed
   std::vector<at::Tensor> losses;
   int cursor = 0;
   // bf16 and tf32 have float32's range: underflow to fp16 is not their question.
-  if (spec.precision.float16_range_matters()) rec.grad_health.emplace();
+  if (extras.grad_health && spec.precision.float16_range_matters()) rec.grad_health.emplace();
   for (int step = 0; step < spec.steps; ++step) {
     state->step_index = step;  // the checkpoint's step_index: where the run resumes
     if (step == spec.resume_at) state = resumed(std::move(state), spec, device, context, dump_dir);
@@ -213,7 +228,7 @@ std::optional<std::string> resume_difference(const CaseRecord& resumed, const Ca
 // fp32 run-to-run noise: an identical second run, compared with the first.
 void measure_noise(const CaseSpec& spec, const c10::Device& device, distributed::Context* context, CaseRecord& rec) {
   CaseRecord again;
-  train_recorded(spec, device, context, again);
+  train_recorded(spec, device, context, again, kComparedOnly);
   double worst = 0;
   for (size_t i = 0; i < rec.loss.size() && i < again.loss.size(); ++i)
     worst = std::max(worst, loss_deviation(again.loss[i], rec.loss[i]));
@@ -243,7 +258,7 @@ void measure_replicas(const CaseSpec& spec, const c10::Device& device, distribut
       replica.perturbation = Perturbation{set.unit_roundoff, set.noise,
                                           spec.seed * 1000003 + 1009 * static_cast<std::uint64_t>(precision) + r};
       CaseRecord out;
-      train_recorded(replica, device, context, out);
+      train_recorded(replica, device, context, out, kComparedOnly);
       set.replicas.push_back(
           {std::move(out.loss), std::move(out.final_params), std::move(out.optimizer_state), std::move(out.final_probe)});
     }
@@ -383,14 +398,15 @@ CaseRecord Runner::run(const CaseSpec& spec) const {
     if (spec.convergence) {
       rec.convergence = train_convergence(spec, dataset(*spec.convergence), device);
     } else {
-      train_recorded(spec, device, context, rec, options_.dump_dir, options_.inject_bitflip_step);
+      train_recorded(spec, device, context, rec,
+                     {.dump_dir = options_.dump_dir, .bitflip_step = options_.inject_bitflip_step});
       if (options_.fingerprint) rec.fingerprint = fingerprint_of(rec.loss, rec.final_params, rec.optimizer_state);
       if (has_unabsorbed_nonfinite(rec)) rec.nonfinite = diagnose_nonfinite(spec, device, context);
       if (spec.resume_at >= 0) {
         CaseSpec straight = spec;
         straight.resume_at = -1;
         CaseRecord uninterrupted;
-        train_recorded(straight, device, context, uninterrupted);
+        train_recorded(straight, device, context, uninterrupted, kComparedOnly);
         rec.resume_mismatch = resume_difference(rec, uninterrupted, spec.resume_at);  // the checker fails the case
       }
       // The replayed step must be the eager one (the checker fails the case).
