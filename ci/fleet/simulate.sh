@@ -11,9 +11,9 @@
 # SLOWDOWN, default 1.0 = half speed; "" for none), BITFLIP (machine index
 # given --inject-bitflip BITFLIP_STEP, default step 2; "" for none),
 # SUITE (ci/fleet/fleet-sim.json: 2 small mlp cases), FILTER (all of them),
-# FLEET_ARGS (to reports.fleet).
-# The machines run one after another so that each is timed alone: 2 cores
-# shared by concurrent runs would make every machine an outlier.
+# FLEET_ARGS (to reports.fleet), JOBS (1: machines run side by side, one
+# per core; never more than the cores, or their runs would time each other:
+# 2 cores shared by more runs made every machine an outlier).
 set -euo pipefail
 AMPBENCH="$1" PYTHON="$2" OUT="$3"
 shift 3
@@ -21,19 +21,29 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 MACHINES="${MACHINES:-16}" SLOW="${SLOW-3}" BITFLIP="${BITFLIP-9}"
 SUITE="${SUITE:-$ROOT/ci/fleet/fleet-sim.json}" FILTER="${FILTER:-.}"
 mkdir -p "$OUT/machines"
-for ((i = 0; i < MACHINES; i++)); do
+JOBS="${JOBS:-1}"
+# run_machine INDEX: one machine's run; exit 1 (a case not conforming) is the
+# report's to name, other codes are the run's own failure.
+run_machine() {
+  local i="$1" id rc=0
   id="$(printf 'sim-%02d' "$i")"
-  fault=()
+  local fault=()
   [[ "$i" == "$SLOW" ]] && fault=(--inject-slowdown "${SLOWDOWN:-1.0}")
   [[ "$i" == "$BITFLIP" ]] && fault=(--inject-bitflip "${BITFLIP_STEP:-2}")
-  # Exit 1 (a case not conforming) is the report's to name; other codes
-  # are the run's own failure.
-  rc=0
   AMPBENCH_MACHINE_ID="$id" OMP_NUM_THREADS=1 "$AMPBENCH" run --suite "$SUITE" --device cpu --deterministic \
-    --filter "$FILTER" --no-report --overwrite --out "$OUT/machines/$id" "${fault[@]}" "$@" \
+    --filter "$FILTER" --no-report --overwrite --out "$OUT/machines/$id" "${fault[@]}" "${RUN_ARGS[@]}" \
     > "$OUT/machines/$id.log" 2>&1 || rc=$?
-  [[ "$rc" -le 1 ]] || { echo "simulate: $id: ampbench run exited $rc (log: $OUT/machines/$id.log)" >&2; exit "$rc"; }
+  [[ "$rc" -le 1 ]] || { echo "simulate: $id: ampbench run exited $rc (log: $OUT/machines/$id.log)" >&2; return "$rc"; }
   echo "simulate: $id done${fault[*]:+ (${fault[*]})}"
+}
+RUN_ARGS=("$@")
+for ((i = 0; i < MACHINES; i += JOBS)); do
+  pids=()
+  for ((j = i; j < i + JOBS && j < MACHINES; j++)); do
+    run_machine "$j" &
+    pids+=("$!")
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || exit "$?"; done
 done
 # The logs sit beside the folders, not in them: the report reads folders only.
 mkdir -p "$OUT/logs" && mv "$OUT"/machines/*.log "$OUT/logs/"
