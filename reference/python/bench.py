@@ -21,13 +21,16 @@ its `steps` recorded steps first, so its trajectory is real.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
 import re
 import resource
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -99,6 +102,22 @@ def _token_batch(spec: Spec, gen: torch.Generator):
 def synchronize(device: torch.device) -> None:
     if device.type == "cuda":
         torch.cuda.synchronize(device)
+
+
+@contextlib.contextmanager
+def own_inductor_cache():
+    """A --compile run's own Inductor cache, removed afterwards."""
+    folder = tempfile.mkdtemp(prefix="ampbench-bench-inductor-")
+    previous = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = folder
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
+        else:
+            os.environ["TORCHINDUCTOR_CACHE_DIR"] = previous
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def fresh_state(spec: Spec, device: torch.device, compile_models: bool = False) -> TrainingState:
@@ -298,38 +317,43 @@ def main(argv=None) -> int:
         return EXIT_USAGE
     print(f"suite {suite.name}: {len(cases)} timed cases on {device} (python, "
           f"{torch.get_num_threads()} threads) -> {out}", flush=True)
-    dev = torch.device(device)
-    errors = 0
-    medians = {}  # case id -> median samples/s, for speedup over the fp32 case
-    for i, spec in enumerate(cases, 1):
-        began = time.monotonic()
-        if spec.precision in BENCH_NOT_RUN_REASON or spec.cuda_graph or (spec.gpu_sized and spec.device != "cuda"):
-            reason = skip_reason(spec)
-            doc["cases"].append(case_json(spec, None, None, status=Status.SKIPPED, reason=reason))
-            write_atomically(out, doc)
-            print(f"[{i:3}/{len(cases)}] {spec.id:<52} skipped  {reason}", flush=True)
-            continue
-        try:
-            with ieee_fp32():  # as the C++ runner's Float32MathGuard, for the whole case
-                traj = train_recorded(spec, dev, args.compile)
-                tp = measure_throughput(spec, dev, args.compile)
-            if spec.baseline_id in medians:
-                tp["speedup_vs_fp32"] = tp["median"] / medians[spec.baseline_id]
-            medians[spec.id] = tp["median"]
-            if args.compile:  # timed, not judged: never a "pass" no check gave
-                case = case_json(spec, traj, tp, status=Status.SKIPPED, reason=COMPILED_UNCHECKED,
+    # Inductor's default cache is every process's of this user, and its keys
+    # miss the vector ISA: kernels another run made under ATEN_CPU_CAPABILITY
+    # gave this one wrong losses (reference/python/compiled/toolchain.py).
+    with own_inductor_cache() if args.compile else contextlib.nullcontext():
+        dev = torch.device(device)
+        errors = 0
+        medians = {}  # case id -> median samples/s, for speedup over the fp32 case
+        for i, spec in enumerate(cases, 1):
+            began = time.monotonic()
+            not_here = spec.cuda_graph or (spec.gpu_sized and spec.device != "cuda")
+            if spec.precision in BENCH_NOT_RUN_REASON or not_here:
+                reason = skip_reason(spec)
+                doc["cases"].append(case_json(spec, None, None, status=Status.SKIPPED, reason=reason))
+                write_atomically(out, doc)
+                print(f"[{i:3}/{len(cases)}] {spec.id:<52} skipped  {reason}", flush=True)
+                continue
+            try:
+                with ieee_fp32():  # as the C++ runner's Float32MathGuard, for the whole case
+                    traj = train_recorded(spec, dev, args.compile)
+                    tp = measure_throughput(spec, dev, args.compile)
+                if spec.baseline_id in medians:
+                    tp["speedup_vs_fp32"] = tp["median"] / medians[spec.baseline_id]
+                medians[spec.id] = tp["median"]
+                if args.compile:  # timed, not judged: never a "pass" no check gave
+                    case = case_json(spec, traj, tp, status=Status.SKIPPED, reason=COMPILED_UNCHECKED,
+                                     wall=time.monotonic() - began)
+                else:
+                    case = case_json(spec, traj, tp, wall=time.monotonic() - began)
+                line = f"{tp['median']:12.1f} samples/s"
+            except Exception as e:  # noqa: BLE001 - recorded as an error case, the run goes on
+                errors += 1
+                case = case_json(spec, None, None, status=Status.ERROR, reason=f"{type(e).__name__}: {e}",
                                  wall=time.monotonic() - began)
-            else:
-                case = case_json(spec, traj, tp, wall=time.monotonic() - began)
-            line = f"{tp['median']:12.1f} samples/s"
-        except Exception as e:  # noqa: BLE001 - recorded as an error case, the run goes on
-            errors += 1
-            case = case_json(spec, None, None, status=Status.ERROR, reason=f"{type(e).__name__}: {e}",
-                             wall=time.monotonic() - began)
-            line = f"error: {e}"
-        doc["cases"].append(case)
-        write_atomically(out, doc)
-        print(f"[{i:3}/{len(cases)}] {spec.id:<52} {line}", flush=True)
+                line = f"error: {e}"
+            doc["cases"].append(case)
+            write_atomically(out, doc)
+            print(f"[{i:3}/{len(cases)}] {spec.id:<52} {line}", flush=True)
     doc["finished_utc"], doc["complete"] = utc_now(), True
     write_atomically(out, doc)
     print(f"results: {out}")

@@ -78,8 +78,9 @@ def _same(a: list, b: list) -> bool:
 def run_case(case: CaseDump, device: torch.device, opts: Options) -> dict:
     fault = make_fault(opts.fault)
     cache = opts.cache_dir or case.folder / "compiled-cache"
+    kept = False
     if not opts.eager:  # the eager control leaves the cache alone
-        fresh_cache_dir(cache, opts.reuse_cache)
+        kept = fresh_cache_dir(cache, opts.reuse_cache)
     with inductor_settings(opts, cache, fault):
         traj, hooks, book = _recorded(case, device, opts)
         compile_block = None if opts.eager else ledger.summary(book, case.spec.model_count())
@@ -102,7 +103,7 @@ def run_case(case: CaseDump, device: torch.device, opts: Options) -> dict:
                                           else {"ok": None, "reason": "not probed (--no-fullgraph-check)"})
             compile_block.update(_warm(case, device, opts, traj))
             compile_block["fault_casts_dropped"] = dropped
-            compile_block["cache_emptied"] = not opts.reuse_cache
+            compile_block["cache_emptied"] = not kept
     return {"schema": record.SCHEMA, "schema_version": record.VERSION, "case_id": case.spec.id,
             "mode": opts.record_mode, "compile_step": bool(opts.compile_step and not opts.eager),
             "emulate_precision_casts": opts.emulate_precision_casts, "fault": opts.fault,

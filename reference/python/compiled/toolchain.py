@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import torch
@@ -61,14 +62,36 @@ def require_compiler(device: torch.device) -> None:
                        f"(set CXX to a working compiler; {type(e).__name__})") from None
 
 
-def fresh_cache_dir(folder: Path, reuse: bool = False) -> Path:
-    """`folder`, emptied: the FX graph cache starts cold (reuse: kept as it
-    is).  Only a folder this module made (its marker file) or an empty one
-    is emptied or reused."""
+MARKER = ".ampbench-compiled-cache"
+
+
+def kernel_target() -> str:
+    """What Inductor's CPU kernels are compiled for: the vector ISA it picks
+    (ATEN_CPU_CAPABILITY caps it) and the torch release.  Inductor's own
+    cache keys miss the ISA: kernels cached under ATEN_CPU_CAPABILITY=avx2 and
+    loaded by an AVX-512 run (or the other way) gave wrong losses and heap
+    corruption with torch 2.15.0 on an AMD EPYC."""
+    from torch._inductor.cpu_vec_isa import pick_vec_isa
+
+    return f"isa={pick_vec_isa() or 'none'} torch={torch.__version__}"
+
+
+def fresh_cache_dir(folder: Path, reuse: bool = False) -> bool:
+    """Makes `folder` the FX graph cache, emptied (the compile starts cold)
+    unless `reuse`; a reused folder filled for other kernels than this
+    process compiles (kernel_target()) is emptied too.  True when the folder
+    is reused.  Only a folder this module made (its marker file) or an empty
+    one is emptied or reused."""
     folder = Path(folder)
-    marker = folder / ".ampbench-compiled-cache"
+    marker = folder / MARKER
+    target = kernel_target()
     if reuse and marker.is_file():
-        return folder
+        made_for = next((line for line in marker.read_text().splitlines() if line.startswith("isa=")), None)
+        if made_for == target:
+            return True
+        print(f"compiled: warning: --cache-dir {folder} holds kernels made for "
+              f"{made_for or 'an unrecorded target'}, not {target}: emptied, this compile is cold", file=sys.stderr)
+        reuse = False
     if folder.exists():
         if not folder.is_dir():
             raise BadInput(f"--cache-dir {folder}: not a directory")
@@ -78,8 +101,8 @@ def fresh_cache_dir(folder: Path, reuse: bool = False) -> Path:
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     marker.write_text("the FX graph cache of python -m reference.python.compiled; emptied on each run "
-                      "unless --reuse-cache\n")
-    return folder
+                      f"unless --reuse-cache\n{target}\n")
+    return reuse
 
 
 @contextlib.contextmanager
