@@ -27,7 +27,6 @@ import math
 import os
 import re
 import resource
-import shutil
 import statistics
 import sys
 import tempfile
@@ -40,6 +39,7 @@ import torch
 from . import canonical
 from . import models as M
 from .bench_env import environment
+from .compiled.toolchain import inductor_cache_dir
 from .fp32_math import ieee_fp32
 from .results_file import SCHEMA_NAME, SCHEMA_VERSION, Expect, Status
 from .spec import BENCH_NOT_RUN_REASON, CUDA_ONLY_PRECISIONS, Spec
@@ -107,17 +107,9 @@ def synchronize(device: torch.device) -> None:
 @contextlib.contextmanager
 def own_inductor_cache():
     """A --compile run's own Inductor cache, removed afterwards."""
-    folder = tempfile.mkdtemp(prefix="ampbench-bench-inductor-")
-    previous = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = folder
-    try:
+    with tempfile.TemporaryDirectory(prefix="ampbench-bench-inductor-", ignore_cleanup_errors=True) as folder, \
+            inductor_cache_dir(Path(folder)):
         yield
-    finally:
-        if previous is None:
-            os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
-        else:
-            os.environ["TORCHINDUCTOR_CACHE_DIR"] = previous
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def fresh_state(spec: Spec, device: torch.device, compile_models: bool = False) -> TrainingState:

@@ -106,28 +106,36 @@ def fresh_cache_dir(folder: Path, reuse: bool = False) -> bool:
 
 
 @contextlib.contextmanager
-def inductor_settings(opts: Options, cache_dir: Path, fault_pass=None):
-    """The run's compiler settings, restored afterwards.  fallback_random:
-    Inductor draws random numbers as eager does, so a replay's seeded dropout
-    masks are the dumped run's."""
-    from torch._dynamo import config as dynamo_config
-    from torch._inductor import config as inductor_config
+def inductor_cache_dir(folder: Path):
+    """Inductor's caches in `folder` for the block: the variable it reads,
+    and its in-memory caches cleared on entry and on exit."""
     from torch._inductor.utils import clear_caches
 
     previous = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(cache_dir)
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(folder)
     clear_caches()
-    inductor = {"fx_graph_cache": True, "emulate_precision_casts": opts.emulate_precision_casts,
-                "fallback_random": True}
-    if fault_pass is not None:
-        inductor["post_grad_custom_pre_pass"] = fault_pass
-    dynamo = {"recompile_limit": RECOMPILE_LIMIT, "fail_on_recompile_limit_hit": True, "suppress_errors": False}
     try:
-        with inductor_config.patch(inductor), dynamo_config.patch(dynamo):
-            yield
+        yield
     finally:
         if previous is None:
             os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
         else:
             os.environ["TORCHINDUCTOR_CACHE_DIR"] = previous
         clear_caches()
+
+
+@contextlib.contextmanager
+def inductor_settings(opts: Options, cache_dir: Path, fault_pass=None):
+    """The run's compiler settings, restored afterwards.  fallback_random:
+    Inductor draws random numbers as eager does, so a replay's seeded dropout
+    masks are the dumped run's."""
+    from torch._dynamo import config as dynamo_config
+    from torch._inductor import config as inductor_config
+
+    inductor = {"fx_graph_cache": True, "emulate_precision_casts": opts.emulate_precision_casts,
+                "fallback_random": True}
+    if fault_pass is not None:
+        inductor["post_grad_custom_pre_pass"] = fault_pass
+    dynamo = {"recompile_limit": RECOMPILE_LIMIT, "fail_on_recompile_limit_hit": True, "suppress_errors": False}
+    with inductor_cache_dir(cache_dir), inductor_config.patch(inductor), dynamo_config.patch(dynamo):
+        yield
