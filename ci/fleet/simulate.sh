@@ -11,9 +11,9 @@
 # SLOWDOWN, default 1.0 = half speed; "" for none), BITFLIP (machine index
 # given --inject-bitflip BITFLIP_STEP, default step 2; "" for none),
 # SUITE (ci/fleet/fleet-sim.json: one small fp32 mlp case), FILTER (all),
-# FLEET_ARGS (to reports.fleet), JOBS (1: machines run side by side, one
-# per core; never more than the cores, or their runs would time each other:
-# 2 cores shared by more runs made every machine an outlier).
+# FLEET_ARGS (to reports.fleet), JOBS (1: how many machines run side by
+# side, one per core; never more than the cores, or their runs would time
+# each other: 2 cores shared by more runs made every machine an outlier).
 set -euo pipefail
 AMPBENCH="$1" PYTHON="$2" OUT="$3"
 shift 3
