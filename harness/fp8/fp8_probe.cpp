@@ -3,6 +3,8 @@
 // torchao's Float8Linear and to a delayed-scaling reference.
 //
 //   ampbench_fp8_probe < request.json > result.json
+//   ampbench_fp8_probe --serve    (one request per line in, one answer per
+//                                  line out, a refusal as {"error": reason})
 //
 // request: {"recipe": {"scaling": "tensorwise"|"rowwise"|"delayed"|"mxfp8"|"nvfp4"|"blockwise",
 //                      "history_len": 16, "margin": 0, "amax_compute": "max",
@@ -59,6 +61,9 @@
 
 #include <exception>
 #include <iostream>
+#include <iterator>
+#include <string>
+#include <string_view>
 
 #include "amp/autocast_guard.h"
 #include "core/json.h"
@@ -270,33 +275,56 @@ nlohmann::json run_train(const nlohmann::json& request) {
   return {{"losses", losses}, {"params", params}};
 }
 
+nlohmann::json answer(const nlohmann::json& request) {
+  if (request.contains("plan")) return run_plan(request.at("plan"));
+  if (request.contains("mx_cast")) return run_mx_cast(request.at("mx_cast"));
+  if (request.contains("blockwise_cast")) return run_blockwise_cast(request.at("blockwise_cast"));
+  if (request.contains("nvfp4_cast")) return run_nvfp4_cast(request.at("nvfp4_cast"));
+  if (request.contains("train")) return run_train(request.at("train"));
+  return run(request);
+}
+
+// The request's problem in one line, or "" when it was answered.
+std::string answer_into(const std::string& text, nlohmann::json& result) {
+  try {
+    result = answer(nlohmann::json::parse(text));
+    return "";
+  } catch (const c10::Error& e) {
+    return e.what_without_backtrace();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
+// One request per line, one answer per line, a refusal as {"error": ...}:
+// the Python tests keep one probe for their run instead of loading LibTorch
+// for each of their ~180 requests (about 0.4 s each).
+int serve() {
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    nlohmann::json result;
+    const std::string problem = answer_into(line, result);
+    std::cout << (problem.empty() ? result : nlohmann::json{{"error", problem}}).dump() << std::endl;
+  }
+  return 0;
+}
+
 }  // namespace
 }  // namespace ampbench::fp8
 
-int main() {
-  try {
-    const nlohmann::json request = nlohmann::json::parse(std::cin);
-    nlohmann::json result;
-    if (request.contains("plan")) {
-      result = ampbench::fp8::run_plan(request.at("plan"));
-    } else if (request.contains("mx_cast")) {
-      result = ampbench::fp8::run_mx_cast(request.at("mx_cast"));
-    } else if (request.contains("blockwise_cast")) {
-      result = ampbench::fp8::run_blockwise_cast(request.at("blockwise_cast"));
-    } else if (request.contains("nvfp4_cast")) {
-      result = ampbench::fp8::run_nvfp4_cast(request.at("nvfp4_cast"));
-    } else if (request.contains("train")) {
-      result = ampbench::fp8::run_train(request.at("train"));
-    } else {
-      result = ampbench::fp8::run(request);
-    }
-    std::cout << result.dump() << "\n";
-    return 0;
-  } catch (const c10::Error& e) {
-    std::cerr << "ampbench_fp8_probe: " << e.what_without_backtrace() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "ampbench_fp8_probe: " << e.what() << "\n";
+int main(int argc, char** argv) {
+  if (argc == 2 && std::string_view(argv[1]) == "--serve") return ampbench::fp8::serve();
+  if (argc != 1) {
+    std::cerr << "usage: ampbench_fp8_probe [--serve] < request.json\n";
     return 2;
   }
+  const std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+  nlohmann::json result;
+  const std::string problem = ampbench::fp8::answer_into(text, result);
+  if (!problem.empty()) {
+    std::cerr << "ampbench_fp8_probe: " << problem << "\n";
+    return 2;
+  }
+  std::cout << result.dump() << "\n";
+  return 0;
 }

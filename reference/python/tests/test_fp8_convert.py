@@ -9,17 +9,14 @@ AMPBENCH_FP8_PROBE names the probe (the CTest fp8.linear_vs_torchao sets it).
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
-import subprocess
 
 import pytest
 import torch
 
 from reference.python import fp8_convert
 from reference.python.fp8_delayed import DelayedScalingLinear
+from reference.python.tests.fp8_probe_client import PROBE, call
 
-PROBE = os.environ.get("AMPBENCH_FP8_PROBE", "")
 
 LAYERS = [
     [(32, 64), (64, 64), (64, 10)],  # the mlp's shape: only the middle one converts
@@ -43,10 +40,8 @@ def sequential(layers) -> torch.nn.Sequential:
 @pytest.mark.parametrize("layers", LAYERS, ids=["mlp", "misaligned", "none", "single"])
 def test_the_python_plan_is_the_cpp_plan(layers, first, last):
     request = {"plan": {"layers": layers, "convert_first": first, "convert_last": last}}
-    proc = subprocess.run([PROBE], input=json.dumps(request), capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 0, proc.stderr
     ours = [dataclasses.asdict(c) for c in fp8_convert.plan_conversion(sequential(layers), first, last)]
-    assert ours == json.loads(proc.stdout)["plan"]
+    assert ours == call(request)["plan"]
 
 
 @pytest.mark.parametrize("scaling", ["tensorwise", "rowwise", "delayed"])
@@ -94,9 +89,7 @@ def test_sgd_steps_with_the_planned_layers_in_fp8_equal_the_oracle(scaling, auto
                          "convert_first": first,
                          "params": [[m.weight.tolist(), m.bias.tolist()] for m in linears],
                          "steps": [{"input": x.tolist(), "labels": y.tolist()} for x, y in data]}}
-    proc = subprocess.run([PROBE], input=json.dumps(request), capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    ours = json.loads(proc.stdout)
+    ours = call(request)
 
     plan = fp8_convert.convert(net, recipe, convert_first=first)
     assert [c.name for c in plan if c.converted] == (["0", "2", "4"] if first else ["2", "4"])

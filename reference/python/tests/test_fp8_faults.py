@@ -13,15 +13,14 @@ AMPBENCH_FP8_DEVICE=cuda runs it on the GPU.
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import subprocess
 
 import pytest
 import torch
 
-PROBE = os.environ.get("AMPBENCH_FP8_PROBE", "")
+from reference.python.tests.fp8_probe_client import PROBE, call, refusal
+
 DEVICE = os.environ.get("AMPBENCH_FP8_DEVICE", "cpu")
 pytestmark = pytest.mark.skipif(not PROBE, reason="AMPBENCH_FP8_PROBE names no ampbench_fp8_probe binary")
 
@@ -45,9 +44,7 @@ def run(recipe: dict, data) -> list[dict]:
     w, b = weight_and_bias()
     request = {"recipe": recipe, "dtype": "float32", "device": DEVICE, "weight": w.tolist(), "bias": b.tolist(),
                "steps": [{"input": x.tolist(), "grad_output": go.tolist()} for x, go in data]}
-    proc = subprocess.run([PROBE], input=json.dumps(request), capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)["steps"]
+    return call(request)["steps"]
 
 
 def worst_row_error(values, exact: torch.Tensor) -> float:
@@ -102,6 +99,4 @@ def test_each_fault_is_far_from_the_correct_recipe(name, recipe, fault, magnitud
 def test_a_fault_without_meaning_for_the_recipe_is_refused(recipe, why):
     w, b = weight_and_bias()
     request = {"recipe": recipe, "dtype": "float32", "weight": w.tolist(), "bias": b.tolist(), "steps": []}
-    proc = subprocess.run([PROBE], input=json.dumps(request), capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 2
-    assert why in proc.stderr
+    assert why in refusal(request)

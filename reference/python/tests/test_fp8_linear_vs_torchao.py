@@ -26,8 +26,8 @@ import pytest
 import torch
 
 from reference.python.fp8_delayed import DelayedScalingLinear
+from reference.python.tests.fp8_probe_client import PROBE, call, refusal
 
-PROBE = os.environ.get("AMPBENCH_FP8_PROBE", "")
 DEVICE = os.environ.get("AMPBENCH_FP8_DEVICE", "cpu")
 pytestmark = pytest.mark.skipif(not PROBE, reason="AMPBENCH_FP8_PROBE names no ampbench_fp8_probe binary")
 
@@ -61,9 +61,7 @@ def probe(recipe: dict, dtype: str, count: int, data: list | None = None, weight
     request = {"recipe": recipe, "dtype": dtype, "weight_dtype": weight_dtype or dtype, "device": DEVICE,
                "weight": w.tolist(), "bias": b.tolist(),
                "steps": [{"input": x.tolist(), "grad_output": go.tolist()} for x, go in (data or steps(count))]}
-    proc = subprocess.run([PROBE], input=json.dumps(request), capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)["steps"]
+    return call(request)["steps"]
 
 
 def as_tensor(values, shape) -> torch.Tensor:
@@ -177,6 +175,20 @@ def test_the_gemms_really_run_in_fp8(recipe):
 def test_a_bad_recipe_is_refused_with_its_reason(recipe, why):
     w, b = weight_and_bias()
     request = {"recipe": recipe, "dtype": "float32", "weight": w.tolist(), "bias": b.tolist(), "steps": []}
-    proc = subprocess.run([PROBE], input=json.dumps(request), capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 2
-    assert why in proc.stderr
+    assert why in refusal(request)
+
+
+def test_one_request_alone_answers_as_the_server_does_and_a_refusal_exits_2():
+    """The probe run once per request (its plain form, for a user's own
+    request file) gives the server's answer, and refuses with exit 2."""
+    x, go = steps(1)[0]
+    w, b = weight_and_bias()
+    request = {"recipe": {"scaling": "tensorwise"}, "dtype": "float32", "device": DEVICE, "weight": w.tolist(),
+               "bias": b.tolist(), "steps": [{"input": x.tolist(), "grad_output": go.tolist()}]}
+    once = subprocess.run([PROBE], input=json.dumps(request), capture_output=True, text=True, timeout=120)
+    assert once.returncode == 0, once.stderr
+    assert json.loads(once.stdout) == call(request)
+    request["recipe"] = {"scaling": "bogus"}
+    once = subprocess.run([PROBE], input=json.dumps(request), capture_output=True, text=True, timeout=60)
+    assert once.returncode == 2
+    assert "unknown fp8 recipe 'bogus'" in once.stderr
