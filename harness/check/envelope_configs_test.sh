@@ -11,7 +11,11 @@
 # run in one thing, and each configuration holds one core: on 2 cores two
 # processes spinning OpenMP threads slow each other tenfold. Each
 # must exit 0: every correct case conforms, every negative control is caught.
-# CONFIG (one-thread, no-mkldnn or seed-2) runs that one alone.
+# CONFIG (one-thread, no-mkldnn or seed-2) runs that one alone. With
+# AMPBENCH_ENVELOPE_DUMP=1 each configuration also dumps its cases into
+# OUTDIR/NAME-dump, for the Python oracle to replay (the CTest
+# reference.crosscheck_smoke_seed-2 replays seed-2's instead of running the
+# suite a second time).
 set -uo pipefail
 BIN="$1" OUT="$2" SUITE="${3:-smoke}" FILTER="${4:-}" ONLY="${5:-}"
 case "$ONLY" in
@@ -26,7 +30,9 @@ status=0
 run_config() {
   local name="$1" threads="$2"; shift 2
   [[ -z "$ONLY" || "$ONLY" == "$name" ]] || return 0
-  env ${threads:+OMP_NUM_THREADS=$threads} "$BIN" "${args[@]}" "$@" --out "$OUT/$name" >"$OUT/$name.log" 2>&1
+  local dump=()
+  [[ "${AMPBENCH_ENVELOPE_DUMP:-0}" == 1 ]] && dump=(--dump "$OUT/$name-dump")
+  env ${threads:+OMP_NUM_THREADS=$threads} "$BIN" "${args[@]}" "$@" "${dump[@]}" --out "$OUT/$name" >"$OUT/$name.log" 2>&1
   local rc=$?
   local totals teeth
   totals=$(grep -E "^verdicts: " "$OUT/$name.log" | tail -n 1)

@@ -13,13 +13,14 @@ unreadable or inconsistent case folder, bad arguments).
 from __future__ import annotations
 
 import argparse
-import re
+import json
 import sys
 import time
 from pathlib import Path
 
 import torch
 
+from .case_filter import FilterError, is_field_filter, parse_case_filter
 from .compare import TOLERANCES, compare_runs
 from .fp32_math import ieee_fp32
 from .nograd import envelope, relaxations
@@ -47,6 +48,21 @@ def _replay_device(spec_device: str, requested: str | None) -> str:
     return device
 
 
+def selected(folders: list[Path], case_filter: str) -> list[Path]:
+    """The folders --filter selects (case_filter.py: the run's two forms)."""
+    matches = parse_case_filter(case_filter)
+    by_fields = is_field_filter(case_filter)
+    return [f for f in folders if matches(f.name, _spec_or_none(f) if by_fields else None)]
+
+
+def _spec_or_none(folder: Path) -> dict | None:
+    try:
+        spec = json.loads((folder / "case.json").read_text())["spec"]
+        return spec if isinstance(spec, dict) else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def nograd_relaxations(case) -> dict:
     """Elements without a true gradient in this case (nograd.py)."""
     models = build_models(case.spec, case.cpp.initial, torch.device("cpu"), case.folder)
@@ -61,8 +77,7 @@ def check(root: Path, case_filter: str | None = None, device: str | None = None,
         return EXIT_UNUSABLE
     folders = case_folders(root)
     if case_filter:
-        rx = re.compile(case_filter)
-        folders = [f for f in folders if rx.search(f.name)]
+        folders = selected(folders, case_filter)
     if not folders:
         print(f"check: error: {root}: no case folders (case.json) to check"
               + (f" matching '{case_filter}'" if case_filter else ""), file=err)
@@ -122,7 +137,8 @@ def main(argv=None) -> int:
                                      description="Cross-check `ampbench run --dump` output against the "
                                                  "Python reference workloads.")
     parser.add_argument("dir", type=Path, help="dump root (one folder per case) or one case folder")
-    parser.add_argument("--filter", help="only case folders whose name matches this regex")
+    parser.add_argument("--filter", help="only these cases: fields like workload=clip,model=mlp|decoder matched "
+                                         "against each case.json, or a regex searched in the folder name")
     parser.add_argument("--device", choices=("cpu", "cuda"),
                         help="device to replay on [the device each case ran on]")
     parser.add_argument("--threads", type=int, default=0,
@@ -134,9 +150,9 @@ def main(argv=None) -> int:
         return EXIT_UNUSABLE if e.code else EXIT_OK
     if args.filter:
         try:
-            re.compile(args.filter)
-        except re.error as e:
-            print(f"check: error: --filter '{args.filter}': {e}", file=sys.stderr)
+            parse_case_filter(args.filter)
+        except FilterError as e:
+            print(f"check: error: {e}", file=sys.stderr)
             return EXIT_UNUSABLE
     if args.threads > 0:
         torch.set_num_threads(args.threads)

@@ -14,6 +14,9 @@
 #                               the single-process workloads; another suite:
 #                               every case of the single-process workloads]
 #   AMPBENCH_CROSSCHECK_THREADS intra-op threads on both sides [1]
+#   AMPBENCH_CROSSCHECK_DUMP    replay this dump, written by another run of
+#                               the suite (check.envelope_holds_seed-2), with
+#                               the filter, instead of running it again
 #   AMPBENCH_PYTHON             the Python with torch [$AMPBENCH_HOME/venv]
 #   AMPBENCH_CROSSCHECK_REQUIRE_CONFORMING  1: a run that does not conform
 #                               (exit 1) fails this check too, after the
@@ -62,6 +65,15 @@ fi
 # other tests beside this one.  Override with AMPBENCH_CROSSCHECK_THREADS.
 export OMP_NUM_THREADS="${AMPBENCH_CROSSCHECK_THREADS:-1}"
 export MKL_NUM_THREADS="$OMP_NUM_THREADS"
+
+if [[ -n "${AMPBENCH_CROSSCHECK_DUMP:-}" ]]; then
+  if [[ ! -d "$AMPBENCH_CROSSCHECK_DUMP" ]]; then
+    echo "run_crosscheck: error: AMPBENCH_CROSSCHECK_DUMP=$AMPBENCH_CROSSCHECK_DUMP is not a folder" >&2
+    exit 2
+  fi
+  echo "run_crosscheck: replaying $AMPBENCH_CROSSCHECK_DUMP, filter $FILTER" >&2
+  cd "$ROOT" && exec "$PY" -m reference.python.check "$AMPBENCH_CROSSCHECK_DUMP" --filter "$FILTER"
+fi
 
 rm -rf "$OUT/dump" "$OUT/run"
 mkdir -p "$OUT"
