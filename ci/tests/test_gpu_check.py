@@ -2,6 +2,7 @@
 at its cap or where the later stages' floors begin, and those still run."""
 import os
 import pathlib
+import re
 import subprocess
 
 SCRIPT = pathlib.Path(__file__).resolve().parent.parent / "gpu-check.sh"
@@ -58,7 +59,10 @@ def test_a_stage_that_overruns_is_cut_where_the_later_floors_begin(tmp_path):
                   AMPBENCH_GPU_BUILD_DIR=str(fake_build(tmp_path)))
     assert r.returncode == 1, r.stderr
     status = dict(stage_lines(r.stderr))
-    assert status["distributed"] == "FAIL" and "timed out after 6 s" in r.stderr
+    # 6 s when the stage starts in the script's first second, less on a busy
+    # machine where it starts later: never its own 20 s cap.
+    cut = re.search(r"timed out after (\d+) s", r.stderr)
+    assert status["distributed"] == "FAIL" and cut and 1 <= int(cut.group(1)) <= 6, r.stderr
     assert status["bench"] == "ok" and status["archive"] == "ok"
     assert (tmp_path / "out" / "ampbench-gpu-check.tar.gz").exists()
 
