@@ -304,7 +304,10 @@ int serve() {
   while (std::getline(std::cin, line)) {
     nlohmann::json result;
     const std::string problem = answer_into(line, result);
-    std::cout << (problem.empty() ? result : nlohmann::json{{"error", problem}}).dump() << std::endl;
+    // replace: a parse error quotes the line, which may not be UTF-8.
+    std::cout << (problem.empty() ? result : nlohmann::json{{"error", problem}})
+                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+              << std::endl;
   }
   return 0;
 }

@@ -192,3 +192,14 @@ def test_one_request_alone_answers_as_the_server_does_and_a_refusal_exits_2():
     once = subprocess.run([PROBE], input=json.dumps(request), capture_output=True, text=True, timeout=60)
     assert once.returncode == 2
     assert "unknown fp8 recipe 'bogus'" in once.stderr
+
+
+def test_the_server_answers_a_line_that_is_not_json_and_goes_on():
+    """A malformed line (not even UTF-8) gets an error line, and the next
+    request its answer: the server neither stops nor crashes."""
+    lines = b'{"plan": \xff\xfe}\n' + json.dumps({"plan": {"layers": [[4, 4]]}}).encode() + b"\n"
+    served = subprocess.run([PROBE, "--serve"], input=lines, capture_output=True, timeout=60)
+    assert served.returncode == 0, served.stderr
+    first, second = [json.loads(line) for line in served.stdout.splitlines()]
+    assert "parse error" in first["error"]
+    assert second["plan"][0]["reason"] == "in_features 4 and out_features 4 not divisible by 16"
