@@ -8,7 +8,8 @@ step is nothing to a tolerance, but an element without a true gradient
 (nograd.py) turns it into a different coin toss under AdamW, and a network
 whose BatchNorm removes such elements' effect (ResNet's convolutions that
 only ever see a constant) amplifies that past every tolerance in fp16
-within ten steps.  So the oracle replays the loop cases with LibTorch's
+within ten steps.  Its multiplies by a number round as C++'s do
+(libtorch_optim.py).  So the oracle replays the loop cases with LibTorch's
 rounding (this class), and the foreach and fused cases, which are
 ampbench's own code, with torch.optim's (training_state.make_optimizer).  That
 the two roundings are one algorithm is itself tested
@@ -22,8 +23,10 @@ import math
 
 import torch
 
+from .libtorch_optim import LoopOptimizer, mul_
 
-class LibTorchAdam(torch.optim.Optimizer):
+
+class LibTorchAdam(LoopOptimizer):
     """One parameter group; `decoupled`: AdamW's weight decay (a shrink of
     the parameter before the step) instead of Adam's L2 term in the
     gradient.  The state keys are torch.optim's (step, exp_avg, exp_avg_sq,
@@ -36,21 +39,12 @@ class LibTorchAdam(torch.optim.Optimizer):
                     "amsgrad": amsgrad, "decoupled": decoupled}
         super().__init__(params, defaults)
 
-    @torch.no_grad()
-    def step(self, closure=None):
-        assert closure is None, "LibTorchAdam takes no closure"
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    self._update(p, group)
-        return None
-
     def _update(self, p: torch.Tensor, group: dict) -> None:
         lr, (beta1, beta2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
         grad = p.grad
         if wd != 0:
             if group["decoupled"]:
-                p.mul_(1 - lr * wd)
+                mul_(p, 1 - lr * wd)
             else:
                 grad = grad.add(p, alpha=wd)
         state = self.state[p]
@@ -64,8 +58,8 @@ class LibTorchAdam(torch.optim.Optimizer):
         bias_correction1 = 1 - beta1 ** state["step"]
         bias_correction2 = 1 - beta2 ** state["step"]
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-        exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
-        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        mul_(exp_avg, beta1).add_(grad, alpha=1 - beta1)
+        mul_(exp_avg_sq, beta2).addcmul_(grad, grad, value=1 - beta2)
         if group["amsgrad"]:
             torch.maximum(state["max_exp_avg_sq"], exp_avg_sq, out=state["max_exp_avg_sq"])
             second = state["max_exp_avg_sq"]

@@ -2,17 +2,16 @@
 # run_crosscheck.sh BUILD_DIR OUTDIR
 #
 # C++ vs Python cross-check: runs the cases of a suite with --dump (by
-# default every mlp and decoder case of the smoke suite: each workload x precision, the
-# explicit cases and every negative control, plus the fp32 baselines and the
-# aligned fp32 re-runs the runner adds), then replays each dumped case with
+# default every single-process case of the smoke suite: each workload x
+# model x precision, the explicit cases and every negative control, plus the
+# fp32 baselines and the aligned fp32 re-runs the runner adds), then replays each dumped case with
 # the Python reference workloads (python -m reference.python.check) and
 # compares.
 #
 # Environment:
 #   AMPBENCH_CROSSCHECK_SUITE   suite name or path [smoke]
-#   AMPBENCH_CROSSCHECK_FILTER  --filter for the run [smoke: the mlp cases of
-#                               the single-process workloads; another suite:
-#                               every case of the single-process workloads]
+#   AMPBENCH_CROSSCHECK_FILTER  --filter for the run [every case of the
+#                               single-process workloads]
 #   AMPBENCH_CROSSCHECK_THREADS intra-op threads on both sides [1]
 #   AMPBENCH_CROSSCHECK_DUMP    replay this dump, written by another run of
 #                               the suite (check.envelope_holds_seed-2), with
@@ -39,16 +38,8 @@ PY="${AMPBENCH_PYTHON:-${AMPBENCH_HOME:-$HOME/.cache/ampbench}/venv/bin/python}"
 SUITE="${AMPBENCH_CROSSCHECK_SUITE:-smoke}"
 # The Python oracle covers the single-process workloads only (DataParallel
 # and DDP are checked by the C++ harness against its own single-process
-# runs), so the default filter always leaves those out; on smoke it also
-# keeps to the mlp (which holds every negative control), the decoder, and
-# the four real architectures, which replay bit for bit
-# (docs/architectures.md, "Held to the canonical modules").
-SINGLE_PROCESS="workload=plain|clip|accumulation|penalty|multi"
-if [[ "$(basename "$SUITE" .json)" == smoke ]]; then
-  DEFAULT_FILTER="model=mlp|decoder|gpt2|bert|resnet|vit,$SINGLE_PROCESS"
-else
-  DEFAULT_FILTER="$SINGLE_PROCESS"
-fi
+# runs), so the default filter leaves those out and keeps every model.
+DEFAULT_FILTER="workload=plain|clip|accumulation|penalty|multi"
 FILTER="${AMPBENCH_CROSSCHECK_FILTER:-$DEFAULT_FILTER}"
 
 if [[ ! -x "$BUILD/ampbench" ]]; then

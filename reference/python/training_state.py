@@ -10,6 +10,7 @@ import torch
 from torch import nn
 
 from .libtorch_adam import LibTorchAdam
+from .libtorch_sgd import LibTorchSGD
 from .master_weights import MasterWeights, cast_model
 from .spec import FP8_PRECISIONS, Spec
 
@@ -26,13 +27,15 @@ def make_scaler(spec: Spec, device: torch.device) -> torch.amp.GradScaler:
 
 
 def make_optimizer(spec: Spec, params: list) -> torch.optim.Optimizer:
-    """optimizer_impl "loop": LibTorch's optimizers loop over parameters one
-    at a time, as Python's foreach=False (SGD), or with LibTorch's own
-    rounding (Adam, AdamW: libtorch_adam.py); "foreach" and "fused" are
-    Python's foreach=True and fused=True (harness/optim/optimizers.h).  The
-    keyword arguments are the case's (Spec.optimizer_kwargs)."""
+    """optimizer_impl "loop": LibTorch's optimizers, which loop over
+    parameters one at a time with LibTorch's own rounding (libtorch_sgd.py,
+    libtorch_adam.py); "foreach" and "fused" are Python's foreach=True and
+    fused=True (harness/optim/optimizers.h).  The keyword arguments are the
+    case's (Spec.optimizer_kwargs)."""
     impl = {"loop": {"foreach": False}, "foreach": {"foreach": True}, "fused": {"fused": True}}[spec.optimizer_impl]
     kwargs = spec.optimizer_kwargs()
+    if spec.optimizer == "sgd" and spec.optimizer_impl == "loop":
+        return LibTorchSGD(params, lr=spec.lr, **kwargs)
     if spec.optimizer == "sgd":
         return torch.optim.SGD(params, lr=spec.lr, **kwargs, **impl)
     if spec.optimizer in ("adam", "adamw") and spec.optimizer_impl == "loop":

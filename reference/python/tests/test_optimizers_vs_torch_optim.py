@@ -91,18 +91,23 @@ def torch_optim(kind: str, settings: dict, skips, foreach: bool, lr: float | Non
     return [p.detach() for p in params]
 
 
-@pytest.fixture(scope="module")
-def probe_results() -> dict:
-    cases = [{"kind": kind, "impl": impl, "lr": LR[kind], "settings": settings, "skip_steps": list(skips)}
-             for kind, settings, skips in CASES for impl in IMPLS]
-    request = {"params": [p.tolist() for p in initial_params()],
+def run_probe(cases: list[dict], dtype: str = "float32") -> list:
+    """The probe's final parameters of each case, as float32 lists."""
+    request = {"dtype": dtype, "params": [p.tolist() for p in initial_params()],
                "grads": [[g.tolist() for g in grads_at(t)] for t in range(STEPS)], "cases": cases}
     proc = subprocess.run([PROBE], input=json.dumps(request), capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     results = json.loads(proc.stdout)["results"]
     assert len(results) == len(cases)
+    return results
+
+
+@pytest.fixture(scope="module")
+def probe_results() -> dict:
+    cases = [{"kind": kind, "impl": impl, "lr": LR[kind], "settings": settings, "skip_steps": list(skips)}
+             for kind, settings, skips in CASES for impl in IMPLS]
     out = {}
-    for c, r in zip(cases, results):
+    for c, r in zip(cases, run_probe(cases)):
         key = (case_id((c["kind"], c["settings"], tuple(c["skip_steps"]))), c["impl"])
         out[key] = [torch.tensor(v, dtype=torch.float32) for v in r]
     return out
@@ -154,23 +159,75 @@ def test_a_wrong_update_is_far_outside_the_bound():
     assert max_ulps(torch_optim("adamw", adam, (), foreach=False), torch_optim("adam", adam, (), foreach=False)) > 1000
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c[0] in ("adam", "adamw") and not c[2]], ids=case_id)
-def test_the_oracle_replays_libtorchs_loop_adam_bit_for_bit(case, probe_results):
-    """The oracle's optimizer for a loop Adam or AdamW case
-    (training_state.make_optimizer) is LibTorch's own rounding, not
-    torch.optim's, which is a few ulps away: the cross-check's tolerance
-    would not tell the two apart on short runs, this does."""
+DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+# A skipped step is the GradScaler's business; the loop optimizer is not called.
+LOOP_CASES = [c for c in CASES if not c[2]]
+
+
+@pytest.fixture(scope="module")
+def loop_results() -> dict:
+    """LibTorch's optimizers (the probe's loop implementation) on every case
+    without skips, with parameters and gradients in each dtype."""
+    out = {}
+    for name, dtype in DTYPES.items():
+        cases = [{"kind": kind, "impl": "loop", "lr": LR[kind], "settings": settings} for kind, settings, _ in LOOP_CASES]
+        for case, r in zip(LOOP_CASES, run_probe(cases, name)):
+            out[(case_id(case), name)] = [torch.tensor(finite_or_nan(v), dtype=torch.float32).to(dtype) for v in r]
+    return out
+
+
+def finite_or_nan(values: list) -> list:
+    """The probe's JSON writes a non-finite value as null (Adam in float16
+    divides by an eps that rounds to zero)."""
+    return [float("nan") if v is None else v for v in values]
+
+
+def train_in(make, dtype: torch.dtype) -> list[torch.Tensor]:
+    """STEPS steps of make(params) on the test's parameters and gradients
+    rounded to dtype (as the probe rounds them)."""
+    params = [p.to(dtype).requires_grad_(True) for p in initial_params()]
+    opt = make(params)
+    for t in range(STEPS):
+        for p, g in zip(params, grads_at(t)):
+            p.grad = g.to(dtype)
+        opt.step()
+    return [p.detach() for p in params]
+
+
+def oracle_loop(kind: str, settings: dict, dtype: torch.dtype) -> list[torch.Tensor]:
+    """The oracle's optimizer for a loop case (training_state.make_optimizer)."""
     from types import SimpleNamespace
 
     from reference.python.training_state import make_optimizer
-    kind, settings, _ = case
-    kwargs = dict(settings, betas=tuple(settings["betas"]))
+    kwargs = dict(settings, betas=tuple(settings["betas"])) if "betas" in settings else dict(settings)
     spec = SimpleNamespace(optimizer=kind, optimizer_impl="loop", lr=LR[kind], optimizer_kwargs=lambda: kwargs)
-    params = [p.clone().requires_grad_(True) for p in initial_params()]
-    opt = make_optimizer(spec, params)
-    for t in range(STEPS):
-        for p, g in zip(params, grads_at(t)):
-            p.grad = g
-        opt.step()
-    for i, (ours, libtorch) in enumerate(zip(params, probe_results[(case_id(case), "loop")])):
-        assert torch.equal(ours.detach(), libtorch), f"parameter {i}: {max_ulps([ours.detach()], [libtorch]):.2f} ulp"
+    return train_in(lambda params: make_optimizer(spec, params), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", LOOP_CASES, ids=case_id)
+def test_the_oracle_replays_libtorchs_loop_optimizers_bit_for_bit(case, dtype, loop_results):
+    """The oracle's optimizers for the loop cases are LibTorch's own
+    rounding, not torch.optim's, which is a few ulps away: the cross-check's
+    tolerance would not tell the two apart on short runs, this does. In
+    float16 and bfloat16 too (Apex O3 and the no-master controls train
+    parameters of those types), where LibTorch's in-place multiply by a
+    number rounds the number first (libtorch_optim.py)."""
+    kind, settings, _ = case
+    ours = oracle_loop(kind, settings, DTYPES[dtype])
+    for i, (mine, libtorch) in enumerate(zip(ours, loop_results[(case_id(case), dtype)])):
+        finite = libtorch.isfinite()
+        differ = int((finite != mine.isfinite()).sum() + (mine[finite] != libtorch[finite]).sum())
+        assert differ == 0, f"parameter {i}: {differ} of {mine.numel()} elements differ from LibTorch's"
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_torch_optims_sgd_rounds_otherwise_in_half_types(dtype, loop_results):
+    """Why the oracle has its own SGD: torch.optim's single-tensor SGD is
+    LibTorch's line for line, but multiplies a half-type momentum buffer by
+    0.9 in float32, where LibTorch rounds 0.9 to the buffer's type first."""
+    case = next(c for c in LOOP_CASES if c[0] == "sgd" and c[1]["momentum"] and not c[1]["nesterov"]
+                and not c[1]["dampening"] and not c[1]["weight_decay"])
+    theirs = train_in(lambda params: torch.optim.SGD(params, lr=LR["sgd"], foreach=False, **case[1]), DTYPES[dtype])
+    libtorch = loop_results[(case_id(case), dtype)]
+    assert any(not torch.equal(a, b) for a, b in zip(theirs, libtorch))
