@@ -6,6 +6,7 @@
 #include <ATen/ops/_foreach_norm.h>
 #include <ATen/ops/clamp.h>
 #include <ATen/ops/linalg_vector_norm.h>
+#include <ATen/ops/reciprocal.h>
 #include <ATen/ops/stack.h>
 #include <ATen/ops/zeros.h>
 
@@ -21,7 +22,10 @@ at::Tensor clip_grad_norm_on_device(const std::vector<at::Tensor>& params, doubl
   // norms to the first one, which this matches for a single device.
   const std::vector<at::Tensor> norms = at::_foreach_norm(grads, 2);
   const at::Tensor total = at::linalg_vector_norm(at::stack(norms), 2);
-  const at::Tensor coef = at::clamp(max_norm / (total + 1e-6), std::nullopt, 1.0);
+  // Python's `max_norm / (total + 1e-6)` is Tensor.__rtruediv__, a
+  // reciprocal then a multiply; C++'s Scalar / Tensor divides once, an ulp
+  // away now and then.
+  const at::Tensor coef = at::clamp((total + 1e-6).reciprocal() * max_norm, std::nullopt, 1.0);
   at::_foreach_mul_(grads, coef);
   return total;
 }

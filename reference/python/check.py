@@ -21,7 +21,7 @@ from pathlib import Path
 import torch
 
 from .case_filter import FilterError, is_field_filter, parse_case_filter
-from .compare import TOLERANCES, compare_runs
+from .compare import TOLERANCES, compare_runs, first_difference
 from .fp32_math import ieee_fp32
 from .nograd import envelope, relaxations
 from .replay import DumpError, build_models, load_case, replay
@@ -71,7 +71,9 @@ def nograd_relaxations(case) -> dict:
 
 
 def check(root: Path, case_filter: str | None = None, device: str | None = None, out=sys.stdout,
-          err=sys.stderr, max_mismatches: int = 5) -> int:
+          err=sys.stderr, max_mismatches: int = 5, bitwise: bool = False) -> int:
+    """bitwise: a case that agrees only within its tolerance disagrees too
+    (for the dumps whose every case is known to replay bit for bit)."""
     if not root.is_dir():
         print(f"check: error: {root}: not a directory", file=err)
         return EXIT_UNUSABLE
@@ -98,8 +100,12 @@ def check(root: Path, case_filter: str | None = None, device: str | None = None,
             rep = compare_runs(case.spec.id, case.spec.precision, run, case.cpp, tol)
             # The envelope (elements without a true gradient, their redrawn
             # noise) only excuses differences: a bitwise replay needs none, and
-            # skips its float64 probes and redraw replays, two thirds of the time.
-            if not rep.exact:
+            # skips its float64 probes and redraw replays, two thirds of the
+            # time; where bit for bit is required, nothing is excused.
+            if bitwise and not rep.exact:
+                if rep.ok:
+                    rep.mismatches.append(first_difference(case.spec.id, run, case.cpp))
+            elif not rep.exact:
                 with ieee_fp32():
                     relaxed, coupled = envelope(case, run, nograd_relaxations(case),
                                                 _replay_device(case.spec.device, device))
@@ -141,6 +147,9 @@ def main(argv=None) -> int:
                                          "against each case.json, or a regex searched in the folder name")
     parser.add_argument("--device", choices=("cpu", "cuda"),
                         help="device to replay on [the device each case ran on]")
+    parser.add_argument("--bitwise", action="store_true",
+                        help="every case must replay bit for bit (losses, scales, skips and every final tensor "
+                             "equal); one that agrees only within its tolerance disagrees [off]")
     parser.add_argument("--threads", type=int, default=0,
                         help="torch.set_num_threads for the replay (0: LibTorch's default, which is "
                              "what the C++ binary used unless OMP_NUM_THREADS said otherwise)")
@@ -156,7 +165,7 @@ def main(argv=None) -> int:
             return EXIT_UNUSABLE
     if args.threads > 0:
         torch.set_num_threads(args.threads)
-    return check(args.dir, args.filter, args.device)
+    return check(args.dir, args.filter, args.device, bitwise=args.bitwise)
 
 
 if __name__ == "__main__":

@@ -359,6 +359,24 @@ def _compare_trajectory(rep: CaseReport, py, cpp, tol: Tolerance) -> None:
             rep.mismatches.append(Mismatch(case, str(i), "loss", _loss_detail(py.loss[i], cpp.loss[i], r, tol)))
 
 
+def first_difference(case: str, py, cpp) -> Mismatch:
+    """Where a replay that agrees within tolerance stops being bit for bit
+    (check --bitwise): the earliest step whose loss differs, else the first
+    final tensor with an element that differs."""
+    for step, (a, b) in enumerate(zip(py.loss, cpp.loss)):
+        if not _same_float(a, b):
+            return Mismatch(case, str(step), "loss", f"{a!r} (Python) vs {b!r} (C++): not bit for bit")
+    final = f"final (after step {len(cpp.loss) - 1})"
+    pairs = [(f"model{k}.{n}", pf[n], cf[n]) for k, (pf, cf) in enumerate(zip(py.final, cpp.final))
+             for n in cf if n in pf]
+    pairs += [(f"{cn} ({pn})", pt, ct) for (pn, pt), (cn, ct) in zip(py.optimizer_state, cpp.optimizer_state)]
+    for name, a, b in pairs:
+        differ = int((~((a == b) | (a.isnan() & b.isnan()))).sum())
+        if differ:
+            return Mismatch(case, final, name, f"{differ} of {b.numel()} elements differ: not bit for bit")
+    return Mismatch(case, "-", "-", "not bit for bit")
+
+
 def compare_runs(case: str, precision: str, py, cpp, tol: Tolerance | None = None,
                  relaxed: dict | None = None, coupled: dict | None = None) -> CaseReport:
     """Every difference between the Python run `py` and the C++ run `cpp`

@@ -20,6 +20,8 @@
 #   AMPBENCH_CROSSCHECK_REQUIRE_CONFORMING  1: a run that does not conform
 #                               (exit 1) fails this check too, after the
 #                               cross-check has run [0]
+#   AMPBENCH_CROSSCHECK_BITWISE 1: every case must replay bit for bit
+#                               (check --bitwise) [0]
 #
 # Exit: 0 the implementations agree on every case; 1 a case disagrees (the
 # check names case, step and tensor); 2 unusable input (no binary, the run
@@ -56,6 +58,8 @@ fi
 # other tests beside this one.  Override with AMPBENCH_CROSSCHECK_THREADS.
 export OMP_NUM_THREADS="${AMPBENCH_CROSSCHECK_THREADS:-1}"
 export MKL_NUM_THREADS="$OMP_NUM_THREADS"
+CHECK_ARGS=()
+[[ "${AMPBENCH_CROSSCHECK_BITWISE:-0}" == 1 ]] && CHECK_ARGS+=(--bitwise)
 
 if [[ -n "${AMPBENCH_CROSSCHECK_DUMP:-}" ]]; then
   if [[ ! -d "$AMPBENCH_CROSSCHECK_DUMP" ]]; then
@@ -63,7 +67,7 @@ if [[ -n "${AMPBENCH_CROSSCHECK_DUMP:-}" ]]; then
     exit 2
   fi
   echo "run_crosscheck: replaying $AMPBENCH_CROSSCHECK_DUMP, filter $FILTER" >&2
-  cd "$ROOT" && exec "$PY" -m reference.python.check "$AMPBENCH_CROSSCHECK_DUMP" --filter "$FILTER"
+  cd "$ROOT" && exec "$PY" -m reference.python.check "$AMPBENCH_CROSSCHECK_DUMP" --filter "$FILTER" "${CHECK_ARGS[@]}"
 fi
 
 rm -rf "$OUT/dump" "$OUT/run"
@@ -82,7 +86,7 @@ if [[ $rc -ne 0 ]]; then
   echo "run_crosscheck: warning: ampbench run exited 1 (a case does not conform); cross-checking anyway" >&2
 fi
 
-cd "$ROOT" && "$PY" -m reference.python.check "$OUT/dump"
+cd "$ROOT" && "$PY" -m reference.python.check "$OUT/dump" "${CHECK_ARGS[@]}"
 check=$?
 if [[ $check -eq 0 && $rc -eq 1 && "${AMPBENCH_CROSSCHECK_REQUIRE_CONFORMING:-0}" == 1 ]]; then
   echo "run_crosscheck: error: the run does not conform (AMPBENCH_CROSSCHECK_REQUIRE_CONFORMING=1)" >&2

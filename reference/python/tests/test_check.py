@@ -87,6 +87,25 @@ def test_perturbed_final_parameter_is_caught(py_copy):
     assert "accumulation/mlp/fp32/adamw: step final (after step 2): model0.fc2.weight: max deviation at [1,2]" in text
 
 
+def test_bitwise_excuses_no_ulp(py_copy):
+    """--bitwise: the Python-made dump replays bit for bit; one element one
+    ulp off is within every tolerance, and a mismatch only under --bitwise,
+    which names the tensor and how many elements differ."""
+    rc, text = run_check(py_copy, bitwise=True)
+    assert rc == 0 and text.count("  bitwise") == 2, text
+    path = py_copy / "accumulation_mlp_fp32_adamw" / "final_model0.pt"
+    state = torch.load(path)
+    w = state["fc2.weight"]
+    w[1, 2] = torch.nextafter(w[1, 2], torch.tensor(float("inf")))
+    torch.save(state, path)
+    rc, text = run_check(py_copy)
+    assert rc == 0, text
+    rc, text = run_check(py_copy, bitwise=True)
+    assert rc == 1, text
+    assert (f"MISMATCH accumulation/mlp/fp32/adamw: step final (after step 2): model0.fc2.weight: "
+            f"1 of {w.numel()} elements differ: not bit for bit") in text
+
+
 def test_unusable_inputs_exit_2(py_copy, tmp_path):
     (py_copy / "accumulation_mlp_fp32_adamw" / "labels.pt").unlink()
     rc, text = run_check(py_copy)
@@ -123,8 +142,9 @@ def test_a_tf32_dump_is_skipped_with_a_reason(py_copy):
 # --- real C++ dumps (AMPBENCH_BINARY) ----------------------------------------
 
 BINARY = os.environ.get("AMPBENCH_BINARY", "")
-# One case per corruption, plus their fp32 baselines (select_cases adds them).
-CPP_FILTER = r"^(plain/mlp/fp16/sgd@inject|clip_norm/mlp/fp16/sgd|plain/mlp/fp32/sgd)$"
+# One case per corruption, plus their fp32 baselines (select_cases adds them),
+# and O3, whose float16 momentum replays bit for bit only with LibTorch's rounding.
+CPP_FILTER = r"^(plain/mlp/fp16/sgd@inject|clip_norm/mlp/fp16/sgd|plain/mlp/fp32/sgd|plain/mlp/o3/sgd)$"
 
 
 @pytest.fixture(scope="session")
@@ -152,6 +172,14 @@ def cpp_copy(cpp_dump, tmp_path):
 def test_real_dump_agrees(cpp_dump):
     rc, text = run_check(cpp_dump)
     assert rc == 0, text
+
+
+def test_real_dump_replays_bit_for_bit(cpp_dump):
+    """LibTorch's own roundings are the oracle's for the loop cases, O3's
+    float16 momentum included (libtorch_optim.py)."""
+    rc, text = run_check(cpp_dump, bitwise=True)
+    assert rc == 0, text
+    assert "plain/mlp/o3/sgd" in text
 
 
 def test_real_dump_scale_growth_one_step_late(cpp_copy):
