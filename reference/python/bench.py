@@ -260,8 +260,9 @@ def main(argv=None) -> int:
     parser.add_argument("--filter", help="only cases whose id matches this regex")
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     parser.add_argument("--optimizer-impl", choices=("loop", "foreach", "fused"),
-                        help="run every case with this optimizer implementation (torch.optim's foreach=False, "
-                             "foreach=True, fused=True) instead of the suite's; ids change as ampbench names them")
+                        help="run every case with this optimizer implementation (loop: LibTorch's update, as "
+                             "the C++ loop cases step; foreach, fused: torch.optim's foreach=True, fused=True) "
+                             "instead of the suite's; ids change as ampbench names them")
     parser.add_argument("--compile", action="store_true",
                         help="torch.compile each model (the step stays eager); the results' env says so "
                              "(env.python_torch_compile), the warm-up steps absorb the compilation, and each "
