@@ -44,6 +44,18 @@ SUITE="${AMPBENCH_CROSSCHECK_SUITE:-smoke}"
 DEFAULT_FILTER="workload=plain|clip|accumulation|penalty|multi"
 FILTER="${AMPBENCH_CROSSCHECK_FILTER:-$DEFAULT_FILTER}"
 
+# A switch is 0 or 1 and the thread count a positive integer: a typo would
+# otherwise quietly check less than was asked.
+for switch in AMPBENCH_CROSSCHECK_BITWISE AMPBENCH_CROSSCHECK_REQUIRE_CONFORMING; do
+  if [[ ! "${!switch:-0}" =~ ^[01]$ ]]; then
+    echo "run_crosscheck: error: $switch='${!switch}' (expected 0 or 1)" >&2
+    exit 2
+  fi
+done
+if [[ ! "${AMPBENCH_CROSSCHECK_THREADS:-1}" =~ ^[1-9][0-9]{0,3}$ ]]; then
+  echo "run_crosscheck: error: AMPBENCH_CROSSCHECK_THREADS='${AMPBENCH_CROSSCHECK_THREADS}' (expected a positive integer)" >&2
+  exit 2
+fi
 if [[ ! -x "$BUILD/ampbench" ]]; then
   echo "run_crosscheck: error: $BUILD/ampbench is not an executable" >&2
   exit 2
