@@ -27,12 +27,10 @@ class LibTorchSGD(LoopOptimizer):
             d_p = d_p.add(p, alpha=group["weight_decay"])
         momentum = group["momentum"]
         if momentum != 0:
-            state = self.state[p]
-            if "momentum_buffer" not in state:
-                state["momentum_buffer"] = d_p.detach().clone()
-                buf = state["momentum_buffer"]
+            buf = self.state[p].get("momentum_buffer")
+            if buf is None:
+                buf = self.state[p]["momentum_buffer"] = d_p.detach().clone()
             else:
-                buf = state["momentum_buffer"]
                 mul_(buf, momentum).add_(d_p, alpha=1 - group["dampening"])
             d_p = d_p.add(buf, alpha=momentum) if group["nesterov"] else buf
         p.add_(d_p, alpha=-group["lr"])
