@@ -231,3 +231,11 @@ def test_torch_optims_sgd_rounds_otherwise_in_half_types(dtype, loop_results):
     theirs = train_in(lambda params: torch.optim.SGD(params, lr=LR["sgd"], foreach=False, **case[1]), DTYPES[dtype])
     libtorch = loop_results[(case_id(case), dtype)]
     assert any(not torch.equal(a, b) for a, b in zip(theirs, libtorch))
+
+
+def test_the_probe_refuses_an_unknown_dtype():
+    request = {"dtype": "float8", "params": [[0.0]], "grads": [[[0.0]]],
+               "cases": [{"kind": "sgd", "impl": "loop", "lr": 0.1, "settings": {}}]}
+    proc = subprocess.run([PROBE], input=json.dumps(request), capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert "unknown dtype 'float8' (known: float32, float16, bfloat16)" in proc.stderr
