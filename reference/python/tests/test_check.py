@@ -106,6 +106,21 @@ def test_bitwise_excuses_no_ulp(py_copy):
             f"1 of {w.numel()} elements differ: not bit for bit") in text
 
 
+def test_bitwise_names_the_first_loss_that_differs(py_copy):
+    """A loss one ulp off at step 1 (and nothing else): the step and both
+    values, before any tensor."""
+    import math
+    meta_path = py_copy / "plain_mlp_fp16_sgd@inject" / "case.json"
+    meta = json.loads(meta_path.read_text())
+    loss = meta["trajectory"]["loss"]
+    loss[1] = float(torch.nextafter(torch.tensor(loss[1], dtype=torch.float32), torch.tensor(math.inf)))
+    meta_path.write_text(json.dumps(meta))
+    assert run_check(py_copy)[0] == 0
+    rc, text = run_check(py_copy, bitwise=True)
+    assert rc == 1, text
+    assert "MISMATCH plain/mlp/fp16/sgd@inject: step 1: loss: " in text and "(C++): not bit for bit" in text
+
+
 def test_unusable_inputs_exit_2(py_copy, tmp_path):
     (py_copy / "accumulation_mlp_fp32_adamw" / "labels.pt").unlink()
     rc, text = run_check(py_copy)
