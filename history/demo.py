@@ -46,9 +46,10 @@ THROUGHPUT = {"measured_steps": 10, "repetitions": 10}
 # in CI a halving (1.0) was found at run 16 instead of 12, the runs between
 # slowed but on a machine that had just become quieter. The injected fault
 # must stand clear of any such swing for "found at run 12" to be a property
-# of the pipeline and not of the day: 9 adds busy work of four step times to
-# each step (a fifth of the throughput, less with the timer's own cost). The derived tests hold the detection of smaller changes against
-# known noise.
+# of the pipeline and not of the day: 4 adds busy work of four step times to
+# each step (a fifth of the throughput, less with the timer's own cost).
+# The derived tests hold the detection of smaller changes against known
+# noise.
 SLOWDOWN = "4"
 
 

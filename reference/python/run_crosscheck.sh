@@ -4,9 +4,9 @@
 # C++ vs Python cross-check: runs the cases of a suite with --dump (by
 # default every single-process case of the smoke suite: each workload x
 # model x precision, the explicit cases and every negative control, plus the
-# fp32 baselines and the aligned fp32 re-runs the runner adds), then replays each dumped case with
-# the Python reference workloads (python -m reference.python.check) and
-# compares.
+# fp32 baselines and the aligned fp32 re-runs the runner adds), then
+# replays each dumped case with the Python reference workloads (python -m
+# reference.python.check) and compares.
 #
 # Environment:
 #   AMPBENCH_CROSSCHECK_SUITE   suite name or path [smoke]
