@@ -17,8 +17,11 @@ driven by Selenium; nothing is downloaded.
 from __future__ import annotations
 
 import base64
+import contextlib
+import os
 import shutil
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,8 +43,14 @@ class PageCheck:
     problems: list = field(default_factory=list)
 
 
-def start_browser():
-    """A headless Chromium at 1280 x 900 that records console messages."""
+@contextlib.contextmanager
+def open_browser():
+    """A headless Chromium at 1280 x 900 that records console messages, quit
+    and cleaned up on leaving. It runs with a temporary folder of its own as
+    TMPDIR, removed afterwards: Chromium leaves its singleton socket's folder
+    (org.chromium.Chromium.*) in TMPDIR each time chromedriver ends it, one
+    more in /tmp for every report checked. The folder's name is short: the
+    socket's path must fit a Unix socket address (108 bytes)."""
     try:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
@@ -57,8 +66,14 @@ def start_browser():
                 f"--window-size={WIDTH},{HEIGHT}", "--hide-scrollbars"):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    # An explicit driver path: Selenium Manager would otherwise try the network.
-    return webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
+    with tempfile.TemporaryDirectory(prefix="chr-") as tmp:
+        # An explicit driver path: Selenium Manager would otherwise try the network.
+        service = Service(executable_path=driver_path, env={**os.environ, "TMPDIR": tmp})
+        driver = webdriver.Chrome(service=service, options=options)
+        try:
+            yield driver
+        finally:
+            driver.quit()
 
 
 def check_report(driver, report_dir) -> PageCheck:
@@ -131,14 +146,11 @@ def main(argv=None) -> int:
         print("usage: python -m reports.browser_check REPORT_DIR", file=sys.stderr)
         return 2
     try:
-        driver = start_browser()
+        with open_browser() as driver:
+            result = check_report(driver, args[0])
     except BrowserMissing as exc:
         print(f"browser_check: error: {exc}", file=sys.stderr)
         return 2
-    try:
-        result = check_report(driver, args[0])
-    finally:
-        driver.quit()
     for problem in result.problems:
         print(f"browser_check: {problem}", file=sys.stderr)
     print(f"browser_check: {result.images} images, {result.links} links, {result.tables} tables, "

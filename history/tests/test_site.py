@@ -14,17 +14,8 @@ from history.cli import main
 from history.ingest import run_id_of
 from history.site_out import MARKER
 from history.tests.conftest import ingest
-from reports.browser_check import BrowserMissing, check_report, start_browser
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        driver = start_browser()
-    except BrowserMissing as exc:
-        pytest.fail(str(exc), pytrace=False)
-    yield driver
-    driver.quit()
+from reports.browser_check import check_report
+from reports.tests.browser_fixture import browser  # noqa: F401 (a fixture)
 
 
 def site(db, out):

@@ -7,22 +7,15 @@ Never skipped: without the browser the test fails and says how to get it.
 from __future__ import annotations
 
 import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 
 from reports import build_report
-from reports.browser_check import BrowserMissing, check_report, start_browser
+from reports.browser_check import check_report, open_browser
+from reports.tests.browser_fixture import browser  # noqa: F401 (a fixture)
 from reports.tests.sample_results import make_results, write_results
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        driver = start_browser()
-    except BrowserMissing as exc:
-        pytest.fail(str(exc), pytrace=False)
-    yield driver
-    driver.quit()
 
 
 @pytest.fixture(scope="module")
@@ -73,3 +66,19 @@ def test_single_file_report_is_one_file(reports_built):
     assert [p.name for p in report.iterdir() if not p.name.startswith("screenshot")] == ["index.html"]
     page = (report / "index.html").read_text(encoding="utf-8")
     assert page.count('src="data:image/png;base64,') == figures["single-file"] and '.png"' not in page
+
+
+def test_a_browser_leaves_nothing_in_tmpdir(monkeypatch):
+    # Chromium leaves its singleton socket's folder in TMPDIR when
+    # chromedriver ends it: a CI machine gathered one per report checked. A
+    # short TMPDIR, not tmp_path: the socket's path must fit 108 bytes.
+    outer = Path(tempfile.mkdtemp(prefix="t"))
+    try:
+        monkeypatch.setenv("TMPDIR", str(outer))
+        monkeypatch.setattr(tempfile, "tempdir", None)
+        with open_browser() as driver:
+            driver.get("about:blank")
+            assert list(outer.iterdir()), "the browser's own folder should be in TMPDIR while it runs"
+        assert not list(outer.iterdir()), f"left in TMPDIR: {sorted(p.name for p in outer.iterdir())}"
+    finally:
+        shutil.rmtree(outer)

@@ -18,24 +18,15 @@ import json
 
 import pytest
 
-from reports.browser_check import BrowserMissing, check_report, start_browser
+from reports.browser_check import check_report
 from reports.fleet import main
 from reports.fleet_output import FIGURE, write_all
 from reports.fleet_page import FLAGGED_SHOWN, render_html
+from reports.tests.browser_fixture import browser  # noqa: F401 (a fixture)
 from reports.tests.sample_fleet import SMALL, machine_doc, write_fleet
 from reports.tests.sample_results import make_results
 
 CORRUPT = {"plain/mlp/fp16/sgd"}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        driver = start_browser()
-    except BrowserMissing as exc:
-        pytest.fail(str(exc), pytrace=False)
-    yield driver
-    driver.quit()
 
 
 def _fleet(base, n, *, slow=(), corrupt=()) -> dict:
