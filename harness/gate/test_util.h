@@ -5,11 +5,11 @@
 #include <filesystem>
 #include <fstream>
 #include "core/json.h"  // nlohmann/json, version-checked
+#include "io/temp_dir_test_util.h"
 #include <random>
 #include <string>
 #include <vector>
 
-#include <unistd.h>
 
 namespace ampbench::gate::test {
 
@@ -108,27 +108,7 @@ inline json make_gbench(const std::vector<json>& entry_lists, json context = jso
   return {{"context", ctx}, {"benchmarks", benches}};
 }
 
-class TempDir {
- public:
-  TempDir() {
-    static int counter = 0;
-    path_ = std::filesystem::temp_directory_path() /
-            ("ampbench_gate_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using io::test::TempDir;
 
 inline std::string write_json(const std::string& path, const json& doc) {
   std::ofstream(path) << doc.dump(2);

@@ -2,6 +2,7 @@
 // open handle or a hard link to the old file keeps reading the old content,
 // and a write that fails half way leaves the old file as it was.
 #include "io/atomic_file.h"
+#include "io/temp_dir_test_util.h"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -17,13 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("ampbench-atomic-test-" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 std::string read(const fs::path& path) {
   std::ifstream in(path);
   std::stringstream s;
@@ -38,7 +32,8 @@ std::vector<std::string> names_in(const fs::path& dir) {
 }
 
 TEST(AtomicFile, AHardLinkAndAnOpenHandleKeepTheOldContent) {
-  const fs::path dir = fresh_dir("replace");
+  const test::TempDir tmp;
+  const fs::path& dir = tmp.path();
   const fs::path file = dir / "results.json";
   write_file_atomically(file.string(), "old");
   fs::create_hard_link(file, dir / "link");
@@ -55,7 +50,8 @@ TEST(AtomicFile, AHardLinkAndAnOpenHandleKeepTheOldContent) {
 // A real failure half way through the write: the process's file-size limit
 // (RLIMIT_FSIZE) makes write(2) fail with EFBIG, as a full disk would.
 TEST(AtomicFile, AWriteThatFailsLeavesTheOldFileAndNoTempFile) {
-  const fs::path dir = fresh_dir("fail");
+  const test::TempDir tmp;
+  const fs::path& dir = tmp.path();
   const fs::path file = dir / "results.json";
   write_file_atomically(file.string(), "old");
   rlimit saved{};
@@ -79,13 +75,15 @@ TEST(AtomicFile, AWriteThatFailsLeavesTheOldFileAndNoTempFile) {
 
 TEST(AtomicFile, RefusesToReplaceADeviceNodeOrAFolder) {
   EXPECT_THROW(write_file_atomically("/dev/null", "x"), WriteError);
-  const fs::path dir = fresh_dir("folder");
+  const test::TempDir tmp;
+  const fs::path& dir = tmp.path();
   EXPECT_THROW(write_file_atomically(dir.string(), "x"), WriteError);
   EXPECT_THROW(write_file_atomically("", "x"), WriteError);
 }
 
 TEST(AtomicFile, CreatesMissingFolders) {
-  const fs::path file = fresh_dir("mkdir") / "a" / "b" / "c.json";
+  const test::TempDir tmp;
+  const fs::path file = tmp.path() / "a" / "b" / "c.json";
   write_file_atomically(file.string(), "{}");
   EXPECT_EQ(read(file), "{}");
 }

@@ -1,4 +1,5 @@
 #include "io/json_file.h"
+#include "io/temp_dir_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -8,12 +9,6 @@
 
 namespace ampbench::io {
 namespace {
-
-std::string temp_file(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / ("ampbench-io-test-" + name);
-  std::ofstream(path) << text;
-  return path.string();
-}
 
 std::string problem_of(const std::string& path, const JsonLimits& limits = {}) {
   try {
@@ -28,7 +23,8 @@ std::string problem_of(const std::string& path, const JsonLimits& limits = {}) {
 std::string nested(int depth) { return std::string(depth, '[') + std::string(depth, ']'); }
 
 TEST(JsonFile, ReadsAValidFile) {
-  const auto path = temp_file("ok.json", R"({"a": [1, {"b": 2}]})");
+  const test::TempDir tmp;
+  const auto path = tmp.write("ok.json", R"({"a": [1, {"b": 2}]})");
   EXPECT_EQ(read_json_file(path)["a"][1]["b"], 2);
 }
 
@@ -42,7 +38,8 @@ TEST(JsonFile, RefusesMissingFilesAndDirectories) {
 }
 
 TEST(JsonFile, RefusesAFileOverTheSizeLimit) {
-  const auto path = temp_file("big.json", "[" + std::string(2000, ' ') + "]");
+  const test::TempDir tmp;
+  const auto path = tmp.write("big.json", "[" + std::string(2000, ' ') + "]");
   JsonLimits small;
   small.max_bytes = 1000;
   EXPECT_NE(problem_of(path, small).find("too large: 2002 bytes"), std::string::npos);
@@ -56,10 +53,11 @@ TEST(JsonFile, AcceptsNestingUpToTheLimitAndRefusesOneMore) {
 }
 
 TEST(JsonFile, DeepNestingIsRefusedWithoutCrashing) {
+  const test::TempDir tmp;
   // 100,000 deep crashed the recursive destructor before the limit.
-  const auto path = temp_file("deep.json", nested(100000));
+  const auto path = tmp.write("deep.json", nested(100000));
   EXPECT_EQ(problem_of(path), "nested deeper than 64 levels");
-  const auto objects = temp_file("deep-objects.json", [] {
+  const auto objects = tmp.write("deep-objects.json", [] {
     std::string s;
     for (int i = 0; i < 100000; ++i) s += "{\"a\":";
     return s + "1" + std::string(100000, '}');
@@ -68,7 +66,8 @@ TEST(JsonFile, DeepNestingIsRefusedWithoutCrashing) {
 }
 
 TEST(JsonFile, MalformedJsonNamesTheParserPosition) {
-  const auto path = temp_file("bad.json", "{\"a\": }");
+  const test::TempDir tmp;
+  const auto path = tmp.write("bad.json", "{\"a\": }");
   const std::string problem = problem_of(path);
   EXPECT_EQ(problem.rfind("not valid JSON: parse error at line 1, column 7", 0), 0u) << problem;
   EXPECT_NE(problem.find("unexpected '}'"), std::string::npos) << problem;

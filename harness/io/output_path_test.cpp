@@ -1,4 +1,5 @@
 #include "io/output_path.h"
+#include "io/temp_dir_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -13,11 +14,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("ampbench-output-test-" + name);
-  fs::remove_all(dir);
-  return dir;
-}
+// Each test's folders lie in a temporary folder of its own, removed after it.
+class OutputPath : public ::testing::Test {
+ protected:
+  fs::path fresh_dir(const std::string& name) const {
+    const fs::path dir = tmp_.path() / name;
+    fs::remove_all(dir);
+    return dir;
+  }
+
+ private:
+  test::TempDir tmp_;
+};
 
 std::string error_of(void (*check)(const std::string&, const std::string&), const std::string& path) {
   try {
@@ -28,14 +36,14 @@ std::string error_of(void (*check)(const std::string&, const std::string&), cons
   return "(accepted)";
 }
 
-TEST(OutputPath, DeviceNodesAndDirectoriesAreNotFiles) {
+TEST_F(OutputPath, DeviceNodesAndDirectoriesAreNotFiles) {
   EXPECT_NE(error_of(check_output_file, "/dev/null").find("--junit /dev/null: exists and is not a regular file"),
             std::string::npos);
   EXPECT_NE(error_of(check_output_file, "/tmp").find("is a directory"), std::string::npos);
   EXPECT_EQ(error_of(check_output_file, (fresh_dir("file") / "a/b/c.xml").string()), "(accepted)");
 }
 
-TEST(OutputPath, NonEmptyOutIsRefusedUnlessOverwriting) {
+TEST_F(OutputPath, NonEmptyOutIsRefusedUnlessOverwriting) {
   const fs::path dir = fresh_dir("out");
   EXPECT_NO_THROW(prepare_output_dir("--out", dir.string(), true));  // created
   EXPECT_TRUE(fs::is_directory(dir));
@@ -45,7 +53,7 @@ TEST(OutputPath, NonEmptyOutIsRefusedUnlessOverwriting) {
   EXPECT_NO_THROW(prepare_output_dir("--out", dir.string(), false));
 }
 
-TEST(OutputPath, CheckingAnOutputFolderCreatesNothing) {
+TEST_F(OutputPath, CheckingAnOutputFolderCreatesNothing) {
   // run checks --out and --dump before creating either: a refused --dump
   // must not leave an empty --out behind.
   const fs::path dir = fresh_dir("check-only");
@@ -67,8 +75,7 @@ std::string read(const fs::path& path) {
 }
 
 // A previous run in `dir`, and the new one staged beside it by --overwrite.
-fs::path previous_and_staged(const std::string& name, const std::string& staged_results) {
-  const fs::path dir = fresh_dir(name);
+fs::path previous_and_staged(const fs::path& dir, const std::string& staged_results) {
   fs::create_directories(dir / "ddp-ranks/rank0");
   fs::create_directories(dir / "report");
   std::ofstream(dir / "results.json") << R"({"complete": true, "run": "old"})";
@@ -81,8 +88,8 @@ fs::path previous_and_staged(const std::string& name, const std::string& staged_
   return dir;
 }
 
-TEST(OutputPath, OverwriteReplacesThePreviousRunOnlyWithACompletedOne) {
-  const fs::path dir = previous_and_staged("overwrite-complete", R"({"complete": true, "run": "new"})");
+TEST_F(OutputPath, OverwriteReplacesThePreviousRunOnlyWithACompletedOne) {
+  const fs::path dir = previous_and_staged(fresh_dir("overwrite-complete"), R"({"complete": true, "run": "new"})");
   EXPECT_TRUE(promote_staged_run(dir.string()));
   EXPECT_EQ(read(dir / "results.json"), R"({"complete": true, "run": "new"})");
   EXPECT_EQ(read(dir / "report/index.html"), "new");
@@ -91,9 +98,9 @@ TEST(OutputPath, OverwriteReplacesThePreviousRunOnlyWithACompletedOne) {
   EXPECT_FALSE(fs::exists(staging_dir(dir.string())));
 }
 
-TEST(OutputPath, AStoppedOverwritingRunLeavesThePreviousRunWhole) {
+TEST_F(OutputPath, AStoppedOverwritingRunLeavesThePreviousRunWhole) {
   for (const std::string& staged : {std::string(R"({"complete": false, "run": "new"})"), std::string("{\"comp")}) {
-    const fs::path dir = previous_and_staged("overwrite-stopped", staged);
+    const fs::path dir = previous_and_staged(fresh_dir("overwrite-stopped"), staged);
     EXPECT_FALSE(promote_staged_run(dir.string()));
     EXPECT_EQ(read(dir / "results.json"), R"({"complete": true, "run": "old"})");
     EXPECT_TRUE(fs::exists(dir / "ddp-ranks/rank0"));
@@ -104,7 +111,7 @@ TEST(OutputPath, AStoppedOverwritingRunLeavesThePreviousRunWhole) {
   }
 }
 
-TEST(OutputPath, AFileWhereAFolderShouldBeIsRefused) {
+TEST_F(OutputPath, AFileWhereAFolderShouldBeIsRefused) {
   EXPECT_THROW(prepare_output_dir("--dump", "/dev/null", false), std::invalid_argument);
 }
 
@@ -118,7 +125,7 @@ std::string distinct_error(const std::vector<PathUse>& in, const std::vector<Pat
   return "(accepted)";
 }
 
-TEST(OutputPath, AnOutputIsNeverAnInputOrAnotherOutput) {
+TEST_F(OutputPath, AnOutputIsNeverAnInputOrAnotherOutput) {
   const fs::path dir = fresh_dir("distinct");
   fs::create_directories(dir / "out");
   const std::string suite = (dir / "suite.json").string();
@@ -144,7 +151,7 @@ TEST(OutputPath, AnOutputIsNeverAnInputOrAnotherOutput) {
       << "a sibling whose name starts like the folder's is not inside it";
 }
 
-TEST(OutputPath, OverwriteReplacesOnlyAFolderAmpbenchMarked) {
+TEST_F(OutputPath, OverwriteReplacesOnlyAFolderAmpbenchMarked) {
   const fs::path dir = fresh_dir("marked");
   fs::create_directories(dir);
   EXPECT_NO_THROW(check_replaceable("--out", dir.string()));  // empty
@@ -167,7 +174,7 @@ TEST(OutputPath, OverwriteReplacesOnlyAFolderAmpbenchMarked) {
 // Each kind of folder --overwrite may meet, judged by what is in that folder
 // itself: a run of today (the marker), a run from before the marker (its
 // results.json alone), and everything else, refused.
-TEST(OutputPath, OverwriteJudgesEachKindOfFolderByItsOwnContents) {
+TEST_F(OutputPath, OverwriteJudgesEachKindOfFolderByItsOwnContents) {
   auto accepted = [](const fs::path& dir) {
     try {
       check_replaceable("--out", dir.string());
@@ -176,7 +183,7 @@ TEST(OutputPath, OverwriteJudgesEachKindOfFolderByItsOwnContents) {
       return false;
     }
   };
-  auto folder = [](const std::string& name, const std::string& file, const std::string& text) {
+  auto folder = [this](const std::string& name, const std::string& file, const std::string& text) {
     const fs::path dir = fresh_dir(name);
     fs::create_directories((dir / file).parent_path());
     std::ofstream(dir / file) << text;

@@ -78,7 +78,8 @@ TEST(RunCases, AReducedPrecisionCaseGetsItsSpeedupOverItsOwnFp32Baseline) {
     "matrix": {"workloads": ["plain"], "models": ["mlp"], "precisions": ["fp32", "bf16"], "optimizers": ["sgd"]},
     "tolerances": {"fp32": {}, "fp16": {}, "bf16": {}}})",
                                   "t.json", DeviceKind::kCpu);
-  const std::string path = ::testing::TempDir() + "/speedup-results.json";
+  const gate::test::TempDir tmp;
+  const std::string path = tmp.file("speedup-results.json");
   ResultsWriter writer(path, suite.name, suite.path, nlohmann::json::object());
   RunOptions options;
   options.measure_throughput = true;
@@ -249,7 +250,8 @@ TEST(RunCases, ALongCaseIdStaysApartFromItsVerdict) {
                                   "t.json", DeviceKind::kCpu);
   ASSERT_EQ(suite.cases.size(), 1u);
   ASSERT_GT(suite.cases[0].id.size(), 50u);
-  ResultsWriter writer(::testing::TempDir() + "/long-id-results.json", suite.name, suite.path,
+  const gate::test::TempDir tmp;
+  ResultsWriter writer(tmp.file("long-id-results.json"), suite.name, suite.path,
                        nlohmann::json::object());
   RunOptions options;
   options.measure_throughput = false;
