@@ -58,7 +58,11 @@ function(ampbench_fuzz_target name)
   # A file compiled here must be its own object in the layer libraries too:
   # inside a unity batch, the batch's other symbols would pull it into the
   # link beside this sanitized copy (a duplicate definition).
-  set_source_files_properties(${arg_SOURCES} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+  # Source properties belong to a directory: the libraries of harness/amp,
+  # harness/io and harness/gate are defined in their own.
+  set_source_files_properties(${arg_SOURCES} DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
+                              TARGET_DIRECTORY ampbench_amp ampbench_io ampbench_gate
+                              PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
   # Other flags than the precompiled header's: it cannot be used.
   set_target_properties(${name} PROPERTIES DISABLE_PRECOMPILE_HEADERS ON
                         RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fuzz/bin)
