@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -51,6 +52,15 @@ THROUGHPUT = {"measured_steps": 10, "repetitions": 10}
 # The derived tests hold the detection of smaller changes against known
 # noise.
 SLOWDOWN = "4"
+# A run can also come out slow as a whole, from the machine: in CI the run
+# just before the slowdown timed fp32 at 118k samples/s against a median of
+# 230k (bf16 unchanged), and the change point moved to it. The pipeline is
+# what this demo tests, so an unslowed run whose case falls under two thirds
+# of the earlier runs' median (between-run drift is 15-25%, the slowdown
+# leaves a fifth) is measured again, at most twice, each time said; the
+# project's own verdicts treat a borderline case the same way (fresh seeds).
+REMEASURE_BELOW = 2 / 3
+REMEASURES = 2
 
 
 def _run(cmd: list, check_rc=(0,)) -> subprocess.CompletedProcess:
@@ -77,15 +87,49 @@ def make_runs(binary: str, out: Path, runs: int, slow_from: int) -> list[Path]:
     the site copies and links a run's report when it has one and says so
     when it has none, and both kinds of run page are then in the site the
     browser check opens. Drawing twenty reports took two thirds of the time."""
-    files, suite = [], write_suite(out)
+    files, suite, normal = [], write_suite(out), []
     for i in range(1, runs + 1):
-        slow = ["--inject-slowdown", SLOWDOWN] if i >= slow_from else []
-        report = [] if i in (slow_from - 1, runs) else ["--no-report"]
         folder = out / f"run{i:02d}"
-        _run([binary, "run", "--suite", suite, "--device", "cpu", "--filter", FILTER, "--out", folder,
-              *slow, *report])
+        cmd = [binary, "run", "--suite", suite, "--device", "cpu", "--filter", FILTER, "--out", folder,
+               *([] if i in (slow_from - 1, runs) else ["--no-report"])]
+        if i >= slow_from:
+            _run([*cmd, "--inject-slowdown", SLOWDOWN])
+        else:
+            normal.append(_normal_run(cmd, folder, normal))
         files.append(folder / "results.json")
     return files
+
+
+def _normal_run(cmd: list, folder: Path, earlier: list[dict]) -> dict:
+    """Runs CMD (no fault) until no case is slow against EARLIER (REMEASURES
+    more at most); returns its medians."""
+    attempt = 0
+    while True:
+        _run([*cmd, *(["--overwrite"] if attempt else [])])
+        medians = throughput_medians(folder / "results.json")
+        slow = slow_cases(medians, earlier)
+        if not slow or attempt == REMEASURES:
+            return medians
+        print(f"history.demo: {folder.name} timed {'; '.join(slow)}: the machine, not the pipeline; "
+              f"measured again")
+        attempt += 1
+
+
+def throughput_medians(results: Path) -> dict:
+    doc = json.loads(results.read_text(encoding="utf-8"))
+    return {c["id"]: c["throughput"]["median"] for c in doc["cases"] if c.get("throughput")}
+
+
+def slow_cases(medians: dict, earlier: list[dict]) -> list[str]:
+    """The cases of MEDIANS under REMEASURE_BELOW of their median over the
+    EARLIER runs (none before three runs)."""
+    slow = []
+    for case, value in sorted(medians.items()):
+        seen = [run[case] for run in earlier if case in run]
+        typical = statistics.median(seen) if len(seen) >= 3 else None
+        if typical and value < REMEASURE_BELOW * typical:
+            slow.append(f"{case} at {value:.0f} samples/s against the median {typical:.0f} of {len(seen)} runs")
+    return slow
 
 
 def check_changes(db: str, slow_from: int) -> list[str]:
