@@ -3,13 +3,15 @@
 # this runs on, the way that page measures them: a fresh clone of this
 # repository's HEAD with an empty ccache, `time ./ampbench run` (the build,
 # the smoke suite, the report), the build's figures from ninja's log
-# (ci/build-times.py), then `time ci/test.sh` in the same clone.
+# (ci/build-times.py), then `time ci/test.sh` in the same clone and where
+# its CTest time went (ci/ctest-times.py).
 #
 #   ci/cpu-minutes.sh OUT [--no-test] [--from-nothing]
 #
 # OUT            a new or empty folder: the clone, its ccache, each command's
 #                log and minutes.md (the CPU's kind and flags, the commit,
-#                each command with its time and exit status)
+#                each command with its time and exit status, the build's
+#                slowest jobs, CTest's longest tests and any that failed)
 # --no-test      stop after `./ampbench run`
 # --from-nothing provision a new venv too (AMPBENCH_HOME in OUT, pip's cache
 #                off): "from nothing" but the Debian packages; needs PyPI
@@ -70,7 +72,12 @@ timed() {
 
 timed run ./ampbench run
 (cd "$OUT/clone" && python3 ci/build-times.py build) > "$OUT/build-times.txt" 2>&1 || status=1
-[[ $test_too == 1 ]] && timed test ci/test.sh
+if [[ $test_too == 1 ]]; then
+  timed test ci/test.sh
+  # Where CTest's time went, for a CPU kind not measured before (a run that
+  # stopped before CTest has nothing to show: the log says why).
+  (cd "$OUT/clone" && python3 ci/ctest-times.py "$OUT/test.log" --top 15) > "$OUT/ctest-times.txt" 2>&1
+fi
 
 {
   echo "# Minutes on $(uname -n), $(date -u +%Y-%m-%d)"
@@ -87,6 +94,14 @@ timed run ./ampbench run
   echo '```'
   cat "$OUT/build-times.txt"
   echo '```'
+  if [[ $test_too == 1 ]]; then
+    echo
+    echo "CTest in \`ci/test.sh\` (ci/ctest-times.py test.log):"
+    echo
+    echo '```'
+    cat "$OUT/ctest-times.txt"
+    echo '```'
+  fi
 } > "$OUT/minutes.md"
 cat "$OUT/minutes.md"
 exit $status

@@ -19,6 +19,7 @@ STAND_INS = {
     "ampbench": '#!/bin/sh\necho "ampbench $* with CCACHE_DIR=$CCACHE_DIR"\nexit "${FAKE_RUN_EXIT:-0}"\n',
     "ci/test.sh": '#!/bin/sh\necho "all tests"\nexit "${FAKE_TEST_EXIT:-0}"\n',
     "ci/build-times.py": '#!/usr/bin/env python3\nprint("wall 12.0 s, 34 jobs")\n',
+    "ci/ctest-times.py": '#!/usr/bin/env python3\nimport sys\nprint("CTest of", sys.argv[1])\n',
 }
 
 
@@ -51,6 +52,7 @@ def test_each_command_is_timed_in_a_fresh_clone_with_an_empty_ccache(source, tmp
     assert re.search(r"^\| `\./ampbench run` \| 0m0\ds \| exit 0, \[run\.log\]\(run\.log\) \|$", text, re.M), text
     assert re.search(r"^\| `ci/test\.sh` \| 0m0\ds \| exit 0, \[test\.log\]\(test\.log\) \|$", text, re.M), text
     assert "wall 12.0 s, 34 jobs" in text and "- CPU: " in text and "flags: " in text
+    assert f"CTest of {out}/test.log" in text, "where CTest's time went"
     commit = subprocess.run(["git", "-C", str(source), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True, check=True).stdout.strip()
     assert f"commit {commit}, a fresh clone, ccache empty (CCACHE_DIR={out}/ccache)" in text
@@ -70,7 +72,8 @@ def test_a_failing_command_is_reported_and_the_rest_still_measured(source, tmp_p
 def test_no_test_stops_after_the_run(source, tmp_path):
     out = tmp_path / "out"
     assert minutes(source, str(out), "--no-test").returncode == 0
-    assert "ci/test.sh" not in (out / "minutes.md").read_text() and not (out / "test.log").exists()
+    text = (out / "minutes.md").read_text()
+    assert "ci/test.sh" not in text and "CTest" not in text and not (out / "test.log").exists()
 
 
 @pytest.mark.parametrize("args,message", [
