@@ -101,5 +101,30 @@ TEST(ConvergenceCheck, RefusesAReferenceThatMissesItsOwnTargetAndMismatchedSeeds
   EXPECT_THROW(check_convergence(other, record(kFp32, kAcc), settings()), std::invalid_argument);
 }
 
+// A control stopped when caught (ConvergenceSettings::stop_caught_controls)
+// holds fp32's first seeds only: judged on them, too few to trim, and said.
+TEST(ConvergenceCheck, AControlStoppedWhenCaughtIsJudgedOnTheSeedsItRan) {
+  ConvergenceRecord stopped = record({900, std::nullopt, std::nullopt}, {0.951, 0.93, 0.92});
+  EXPECT_THROW(check_convergence(stopped, record(kFp32, kAcc), settings()), std::invalid_argument)
+      << "fewer runs than fp32's without the stop";
+  stopped.stopped_when_caught = true;
+  const ConvergenceSummary s = check_convergence(stopped, record(kFp32, kAcc), settings());
+  EXPECT_TRUE(failed(s, "seeds_missed"));
+  EXPECT_EQ(s.candidate.missed, 2);
+  EXPECT_NEAR(s.candidate.accuracy_mean, 0.93, 1e-12) << "the middle one of three, trimmed";
+  ASSERT_FALSE(s.failures.empty());
+  EXPECT_NE(s.failures[0].find("2 of 3 runs never reached the target accuracy 0.950"), std::string::npos)
+      << s.failures[0];
+  EXPECT_NE(s.failures[0].find("caught, so its other 7 seeds were not trained"), std::string::npos) << s.failures[0];
+  const ConvergenceSummary two = check_convergence(
+      [] { ConvergenceRecord r = record({std::nullopt, std::nullopt}, {0.90, 0.92}); r.stopped_when_caught = true; return r; }(),
+      record(kFp32, kAcc), settings());
+  EXPECT_NEAR(two.candidate.accuracy_mean, 0.91, 1e-12) << "two runs: the mean of both, not NaN";
+  EXPECT_TRUE(failed(two, "final_accuracy"));
+  stopped.seeds[1].seed = 99;
+  EXPECT_THROW(check_convergence(stopped, record(kFp32, kAcc), settings()), std::invalid_argument)
+      << "still fp32's seeds, in its order";
+}
+
 }  // namespace
 }  // namespace ampbench

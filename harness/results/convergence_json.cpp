@@ -60,7 +60,8 @@ json convergence_to_json(const CaseRecord& record, const std::optional<Verdict>&
                 {"max_missed", kConvergenceMaxMissed},
                 {"warmup_steps", settings.warmup_steps},
                 {"eval_every", settings.eval_every},
-                {"max_epochs", settings.max_epochs}}},
+                {"max_epochs", settings.max_epochs},
+                {"stop_caught_controls", settings.stop_caught_controls}}},
               // An array even when nothing ran (an error before the first
               // seed): a reader iterates it without a type check.
               {"runs", json::array()},
@@ -70,6 +71,8 @@ json convergence_to_json(const CaseRecord& record, const std::optional<Verdict>&
     json runs = json::array();
     for (const SeedCurve& c : r->seeds) runs.push_back(curve_to_json(c));
     out["runs"] = runs;
+    // Fewer runs than rule.seeds: a control caught before its last seed.
+    out["stopped_when_caught"] = r->stopped_when_caught;
     // The fp32 reference states its own distribution; a judged case both sides.
     out["summary"] = verdict && verdict->convergence ? summary_to_json(*verdict->convergence)
                                                      : json{{"reference", side_to_json(convergence_side(*r))}};

@@ -29,6 +29,9 @@ struct ConvergenceRecord {
   int64_t validation_size = 0;
   double target_accuracy = 0;
   std::vector<SeedCurve> seeds;  // in the suite's seed order
+  // A control whose later seeds were not trained: more of its runs had
+  // missed the target than the rule allows (ConvergenceSettings::stop_caught_controls).
+  bool stopped_when_caught = false;
 };
 
 }  // namespace ampbench

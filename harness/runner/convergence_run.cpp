@@ -9,6 +9,8 @@
 #include <cmath>
 #include <limits>
 
+#include "spec/convergence_settings.h"
+#include "spec/expect.h"
 #include "workloads/workload.h"
 
 namespace ampbench {
@@ -151,7 +153,14 @@ ConvergenceRecord train_convergence(const CaseSpec& spec, const Dataset& data, c
   Dataset shaped = data;
   shaped.train = in_sample_shape(data.train, spec);
   shaped.validation = in_sample_shape(data.validation, spec);
-  for (const std::uint64_t seed : spec.convergence->seeds) rec.seeds.push_back(train_seed(spec, seed, shaped, device));
+  const bool may_stop = spec.expect == Expect::kFail && spec.convergence->stop_caught_controls;
+  int missed = 0;
+  for (const std::uint64_t seed : spec.convergence->seeds) {
+    rec.seeds.push_back(train_seed(spec, seed, shaped, device));
+    missed += rec.seeds.back().steps_to_target ? 0 : 1;
+    rec.stopped_when_caught = may_stop && missed > kConvergenceMaxMissed && rec.seeds.size() < spec.convergence->seeds.size();
+    if (rec.stopped_when_caught) break;
+  }
   return rec;
 }
 

@@ -27,6 +27,15 @@ assert {c["variant"] for c in controls} == kinds, f"the subset's controls: {sort
 for c in correct:
     assert c["status"] == "pass" and not c["check"]["failures"], f"{c['id']}: {c['check']['failures']}"
     assert len(c["convergence"]["runs"]) >= 10, f"{c['id']}: {len(c['convergence']['runs'])} runs"
+    assert not c["convergence"]["stopped_when_caught"], f"{c['id']}: a correct case stopped"
+# The subset stops a control once caught (convergence.stop_caught_controls):
+# every control here is caught by its misses, so each stopped before its
+# last seed, right after the run that made the misses one too many.
+for c in controls:
+    runs = c["convergence"]["runs"]
+    missed = [r["steps_to_target"] is None for r in runs]
+    assert c["convergence"]["stopped_when_caught"] and len(runs) < 10, f"{c['id']}: {len(runs)} runs, not stopped"
+    assert sum(missed) == 2 and missed[-1], f"{c['id']}: stopped at the wrong run ({missed})"
 # Skipped steps are counted, not assumed taken: the injected overflow skips
 # one step per seed, and nothing else in the subset overflows.
 for c in cases:

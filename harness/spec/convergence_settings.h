@@ -26,6 +26,11 @@ struct ConvergenceSettings {
   // Epochs the schedule may take at most: beyond it a small training set is
   // memorised and steps-to-target measures that (checked at load).
   int max_epochs = 100;
+  // A negative control's verdict is decided once more of its runs missed the
+  // target than the rule allows (misses only add up): when set, its other
+  // seeds are not trained. For a pass/fail gate (the CI subset); off, every
+  // control runs every seed and reports its full margins.
+  bool stop_caught_controls = false;
 };
 
 }  // namespace ampbench

@@ -37,6 +37,7 @@ ConvergenceSettings read_convergence(Reader r) {
   if (!(c.accuracy_band > 0) || !(c.accuracy_band < 1)) r.fail("accuracy_band", "must be in (0, 1)");
   c.max_epochs = r.get("max_epochs", c.max_epochs);
   if (c.max_epochs < 1) r.fail("max_epochs", "must be >= 1");
+  c.stop_caught_controls = r.get("stop_caught_controls", c.stop_caught_controls);
   r.reject_unknown_keys();
   return c;
 }

@@ -79,6 +79,26 @@ TEST(ConvergenceReference, ACaseAtAnotherLrOrLengthHasAReferenceOfItsOwn) {
   EXPECT_EQ(test::find_case(s, "converge/mlp/fp32/sgd").lr, 0.005) << "the matrix's reference keeps the suite's lr";
 }
 
+// Off unless the suite asks: every control then runs every seed.
+TEST(ConvergenceSettingsRead, StopCaughtControlsIsABooleanAndOffByDefault) {
+  const std::string mlp = R"({"batch": 32, "in_features": 64, "hidden": 64, "classes": 10})";
+  const Suite plain = parse_suite(converge_suite("mlp", mlp), "t.json", DeviceKind::kCpu);
+  EXPECT_FALSE(plain.cases.at(0).convergence->stop_caught_controls);
+  auto with = [&](const std::string& value) {
+    std::string text = converge_suite("mlp", mlp);
+    text.insert(text.find(R"("seeds")"), R"("stop_caught_controls": )" + value + ", ");
+    return text;
+  };
+  const Suite on = parse_suite(with("true"), "t.json", DeviceKind::kCpu);
+  EXPECT_TRUE(on.cases.at(0).convergence->stop_caught_controls);
+  try {
+    parse_suite(with(R"("yes")"), "t.json", DeviceKind::kCpu);
+    FAIL() << "a string was read as a boolean";
+  } catch (const SuiteError& e) {
+    EXPECT_NE(std::string(e.what()).find("stop_caught_controls"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ConvergenceData, TheMlpTakesTheFeatures) {
   EXPECT_EQ(data_refusal("mlp", R"({"batch": 32, "in_features": 64, "hidden": 64, "classes": 10})"), "");
 }

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from reference.python.results_file import Expect
 
-from ..convergence import convergence_cases, over_seeds, rule, seed_runs, skipped_steps, uses_scaler
+from ..convergence import (convergence_block, convergence_cases, over_seeds, rule, seed_runs, skipped_steps,
+                           uses_scaler)
 from ..runs import config_label, ordered_unique, precision_key, varying_fields, verdict_text
 from .layout import finish, unique_handles
 from .style import light_log_axis, new_figure, precision_color
@@ -45,10 +46,11 @@ def convergence_figure(run, workload, cases):
     for ax, (_, label) in zip(grid[:, 0], rows):
         ax.set_ylabel(label, fontsize=9)
     seeds = max(len(seed_runs(c)) for c in shown)
+    stopped = " (a control stopped once caught: over the seeds it ran)" if any(stopped_text(c) for c in shown) else ""
     scale = (", and the loss scale of the cases with a GradScaler (geometric mean over seeds)"
              if len(rows) == 3 else "")
     finish(fig, f"{workload}: validation accuracy and loss per evaluation, each line the mean over "
-                f"{seeds} seeds (shaded: fp32's {band_text(shown)}){scale}; {run.label}",
+                f"{seeds} seeds{stopped} (shaded: fp32's {band_text(shown)}){scale}; {run.label}",
            unique_handles(grid.ravel()), title_size=10)
     return fig
 
@@ -76,6 +78,15 @@ def convergence_caption(workload, cases) -> str:
             f"shaded: fp32's {band_text(cases)}.{scale}")
 
 
+def stopped_text(case) -> str:
+    """", N of M seeds" for a control the suite stopped once it was caught
+    (convergence.stop_caught_controls): its mean is over fewer seeds."""
+    block = convergence_block(case)
+    if not block or not block.get("stopped_when_caught"):
+        return ""
+    return f", {len(block['runs'])} of {len(rule(case).get('seeds') or [])} seeds"
+
+
 def band_text(cases) -> str:
     """What the shaded band is, in words, for titles and captions."""
     trims = sorted({int(rule(c).get("trim") or 0) for c in cases})
@@ -98,7 +109,7 @@ def line_styles(cases) -> dict:
                  "label": " ".join(filter(None, [case.precision, config]))}
         if case.expect is Expect.FAIL:
             style["linestyle"] = CONTROL_STYLES[controls.index(config) % len(CONTROL_STYLES)]
-            style["label"] += f" (control: {verdict_text(case)})"
+            style["label"] += f" (control: {verdict_text(case)}{stopped_text(case)})"
         else:
             style.update(linestyle="-", marker=CORRECT_MARKERS[correct.index(config) % len(CORRECT_MARKERS)],
                          markersize=3)

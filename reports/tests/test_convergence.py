@@ -111,6 +111,21 @@ def test_controls_are_broken_lines_each_its_own_and_colours_are_precisions():
         assert to_hex(line.get_color()) == PRECISION_COLORS[label.split()[0]]
 
 
+def test_a_control_stopped_once_caught_says_over_how_many_seeds_its_mean_is():
+    doc = sc.convergence_results()
+    stopped = next(c for c in doc["cases"] if c["variant"] == "scaler_growth_off")
+    stopped["convergence"]["runs"] = stopped["convergence"]["runs"][:2]
+    stopped["convergence"]["stopped_when_caught"] = True
+    fig = figure(doc)
+    labels = [label for label in lines_by_label(fig.axes[0]) if "control" in label]
+    seeds = len(stopped["convergence"]["rule"]["seeds"])
+    assert [label for label in labels if label.endswith(f", 2 of {seeds} seeds)")] == [
+        next(label for label in labels if "scaler_growth_off" in label)], labels
+    assert "a control stopped once caught: over the seeds it ran" in fig.texts[0].get_text()
+    assert "stopped once caught" not in figure(sc.convergence_results()).texts[0].get_text()
+    assert problems(fig) == []
+
+
 def test_scale_panel_has_only_the_scaler_cases_on_a_log_axis():
     fig = figure(sc.convergence_results())
     scale = fig.axes[2]
