@@ -1,6 +1,8 @@
 // A test's own temporary folder: unique (mkdtemp), so that two test runs on
 // one machine never share files, and removed with everything in it when the
-// test ends, so that runs leave nothing in TMPDIR.
+// test ends, so that runs leave nothing in TMPDIR. Removed by io::remove_tree,
+// not std::filesystem::remove_all, which crashes in a binary linked with
+// libtorch (io/remove_tree.h).
 #pragma once
 
 #include <cstdlib>
@@ -8,6 +10,8 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+
+#include "io/remove_tree.h"
 
 namespace ampbench::io::test {
 
@@ -18,10 +22,7 @@ class TempDir {
     if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed for " + pattern);
     path_ = pattern;
   }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
+  ~TempDir() { remove_tree(path_.string()); }
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
 

@@ -4,11 +4,10 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+
+#include "io/temp_dir_test_util.h"
 
 namespace ampbench {
 namespace {
@@ -21,12 +20,8 @@ nlohmann::json read_json(const fs::path& path) {
 }
 
 TEST(ResultsWriter, EachCaseReplacesTheFileAHardLinkKeepsThePreviousOne) {
-  // A fresh folder from mkdtemp: not std::filesystem::remove_all, which in a
-  // binary linked with libtorch resolves to libtorch's own copy and crashes
-  // (io/output_path.cpp says more).
-  std::string tmpl = (fs::temp_directory_path() / "ampbench-results-writer-XXXXXX").string();
-  ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-  const fs::path dir(tmpl);
+  const io::test::TempDir tmp;
+  const fs::path& dir = tmp.path();
   const fs::path file = dir / "results.json";
   ResultsWriter writer(file.string(), "smoke", "suites/smoke.json", nlohmann::json::object());
   fs::create_hard_link(file, dir / "after-start.json");
@@ -38,8 +33,6 @@ TEST(ResultsWriter, EachCaseReplacesTheFileAHardLinkKeepsThePreviousOne) {
   EXPECT_FALSE(read_json(dir / "after-one-case.json")["complete"].get<bool>());
   EXPECT_TRUE(read_json(file)["complete"].get<bool>());
   EXPECT_EQ(fs::hard_link_count(file), 1u);
-  for (const char* name : {"results.json", "after-start.json", "after-one-case.json"}) ::unlink((dir / name).c_str());
-  ::rmdir(dir.c_str());
 }
 
 }  // namespace
