@@ -37,6 +37,8 @@ def main(argv=None) -> int:
     p.add_argument("log", type=pathlib.Path)
     p.add_argument("--top", type=int, default=10)
     args = p.parse_args(argv)
+    if args.top < 1:
+        p.error(f"--top {args.top}: must be at least 1")
     try:
         text = args.log.read_text(encoding="utf-8", errors="replace")
         lines = summary(text, args.top)

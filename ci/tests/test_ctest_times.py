@@ -52,6 +52,13 @@ def test_a_run_cut_short_says_it_has_no_total(tmp_path):
     assert p.stdout.splitlines()[0] == "CTest: 2 tests, 217 s of them, no total (the run did not finish)"
 
 
+def test_a_top_below_one_exits_2(tmp_path):
+    log = tmp_path / "test.log"
+    log.write_text(LOG)
+    p = run(log, "--top", "0")
+    assert p.returncode == 2 and p.stdout == "" and "--top 0: must be at least 1" in p.stderr, p
+
+
 def test_no_ctest_result_or_no_file_exits_2(tmp_path):
     empty = tmp_path / "build.log"
     empty.write_text("build: error: cmake configure failed\n")
