@@ -45,7 +45,10 @@ def main(argv=None) -> int:
     except (OSError, ValueError) as exc:
         print(f"ctest-times: error: {args.log}: {exc}", file=sys.stderr)
         return 2
-    print("\n".join(lines))
+    try:
+        print("\n".join(lines))
+    except BrokenPipeError:  # read by `head`: what it wanted was printed
+        sys.stdout = None
     return 0
 
 
