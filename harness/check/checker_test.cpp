@@ -102,7 +102,7 @@ TEST(UnexplainedSkips, TheOverflowRightAfterAGrowthAndTheBaselinesOwnSkipsAreExp
 CaseRecord baseline_with_envelope(double spread, float param_spread) {
   CaseRecord b = baseline();
   ReplicaSet set;
-  set.precision = Precision::kFp16;
+  set.precisions = {Precision::kFp16};
   set.unit_roundoff = std::ldexp(1.0, -11);
   ReplicaRecord r;
   for (size_t t = 0; t < b.loss.size(); ++t) r.loss.push_back(b.loss[t] * (1 + spread * static_cast<double>(t)));

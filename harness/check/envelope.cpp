@@ -9,7 +9,10 @@ namespace ampbench {
 
 std::optional<Envelope> envelope_for(const CaseRecord& baseline, Precision precision) {
   const auto set = std::find_if(baseline.replica_sets.begin(), baseline.replica_sets.end(),
-                                [&](const ReplicaSet& s) { return s.precision == precision; });
+                                [&](const ReplicaSet& s) {
+                                  return std::find(s.precisions.begin(), s.precisions.end(), precision) !=
+                                         s.precisions.end();
+                                });
   if (set == baseline.replica_sets.end() || set->replicas.empty()) return std::nullopt;
   Envelope e;
   e.precision = precision;

@@ -16,7 +16,7 @@ CaseRecord baseline_with(const std::vector<ReplicaRecord>& replicas) {
   b.final_params = {1.0f, 1.0f};
   b.optimizer_state = {1.0f};
   ReplicaSet set;
-  set.precision = Precision::kFp16;
+  set.precisions = {Precision::kFp16};
   set.replicas = replicas;
   b.replica_sets.push_back(set);
   return b;

@@ -67,9 +67,10 @@ struct ReplicaRecord {
   std::vector<float> final_probe;
 };
 
-// The replicas trained at one precision's unit roundoff.
+// The replicas trained at one precision's rounding noise, and the compared
+// precisions they serve (those with the same noise share them).
 struct ReplicaSet {
-  Precision precision = Precision::kFp16;
+  std::vector<Precision> precisions;
   double unit_roundoff = 0;
   NoiseModel noise = NoiseModel::kGrad;
   std::vector<ReplicaRecord> replicas;
@@ -132,8 +133,8 @@ struct CaseRecord {
   // fp32 baselines: the deviation of an identical second run (noise floor).
   std::optional<double> noise_loss_rel;
   std::optional<double> noise_param_rel;
-  // fp32 baselines: perturbed replicas, one set per precision compared with
-  // this baseline (spec.envelope_precisions).
+  // fp32 baselines: perturbed replicas, one set per rounding noise of the
+  // precisions compared with this baseline (spec.envelope_precisions).
   std::vector<ReplicaSet> replica_sets;
 
   std::optional<GradHealthTrace> grad_health;  // fp32 and fp16 cases

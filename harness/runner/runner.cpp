@@ -35,6 +35,7 @@
 #include "kernels/grad_health.h"
 #include "models/flops.h"
 #include "runner/timer.h"
+#include "spec/replica_perturbation.h"
 #include "workloads/workload.h"
 
 #ifdef AMPBENCH_HAVE_CUDA
@@ -238,25 +239,29 @@ void measure_noise(const CaseSpec& spec, const c10::Device& device, distributed:
 
 // The envelope's raw material (check/envelope.h): for each precision
 // compared with this baseline, spec.envelope.replicas fp32 runs with that
-// precision's rounding noise injected. Untimed.
+// precision's rounding noise injected; precisions whose noise is the same
+// share one set (spec/replica_perturbation.h). Untimed.
 void measure_replicas(const CaseSpec& spec, const c10::Device& device, distributed::Context* context,
                       CaseRecord& rec) {
   for (const Precision precision : spec.envelope_precisions) {
     CaseSpec compared = spec;
     compared.precision = PrecisionPolicy(precision);
     if (!skip_reason(compared).empty()) continue;  // its cases are skipped here (tf32 on a CPU): nothing to bound
+    const auto shared = std::find_if(rec.replica_sets.begin(), rec.replica_sets.end(), [&](const ReplicaSet& s) {
+      return share_replicas(spec, s.precisions.front(), precision);
+    });
+    if (shared != rec.replica_sets.end()) {
+      shared->precisions.push_back(precision);
+      continue;
+    }
     ReplicaSet set;
-    set.precision = precision;
-    set.unit_roundoff = PrecisionPolicy(precision).unit_roundoff();
-    // FP8 rounds no stored weight (they stay float32): its rounding enters
-    // through each step's GEMMs, so its replicas get gradient noise.
-    set.noise = compared.precision.is_fp8() ? NoiseModel::kGrad : spec.envelope.noise;
+    set.precisions = {precision};
     for (int r = 0; r < spec.envelope.replicas; ++r) {
       CaseSpec replica = spec;
       replica.envelope_precisions.clear();
-      // A seed per replica and precision, apart from the weight and data seeds.
-      replica.perturbation = Perturbation{set.unit_roundoff, set.noise,
-                                          spec.seed * 1000003 + 1009 * static_cast<std::uint64_t>(precision) + r};
+      replica.perturbation = replica_perturbation(spec, precision, r);
+      set.unit_roundoff = replica.perturbation->unit_roundoff;
+      set.noise = replica.perturbation->noise;
       CaseRecord out;
       train_recorded(replica, device, context, out, kComparedOnly);
       set.replicas.push_back(

@@ -231,7 +231,27 @@ TEST(Runner, ABaselineMeasuresNoEnvelopeForTf32WhereTf32IsSkipped) {
   const CaseRecord rec = Runner().run(base);
   ASSERT_EQ(rec.status, RunStatus::kRan) << rec.reason;
   ASSERT_EQ(rec.replica_sets.size(), 1u);  // no replicas for the cases a CPU skips
-  EXPECT_EQ(rec.replica_sets[0].precision, Precision::kFp16);
+  EXPECT_EQ(rec.replica_sets[0].precisions, std::vector<Precision>{Precision::kFp16});
+}
+
+TEST(Runner, PrecisionsOfOneRoundingNoiseShareOneSetOfReplicas) {
+  // fp16 and O2 perturb fp32 alike: one set serves both, and a run that
+  // compares O2 alone (a filter) measures the same replicas.
+  CaseSpec base = mlp_case("plain", Precision::kFp32);
+  base.envelope.replicas = 2;
+  base.envelope_precisions = {Precision::kFp16, Precision::kBf16, Precision::kO2};
+  const CaseRecord all = Runner().run(base);
+  ASSERT_EQ(all.status, RunStatus::kRan) << all.reason;
+  ASSERT_EQ(all.replica_sets.size(), 2u);
+  EXPECT_EQ(all.replica_sets[0].precisions, (std::vector<Precision>{Precision::kFp16, Precision::kO2}));
+  EXPECT_EQ(all.replica_sets[1].precisions, std::vector<Precision>{Precision::kBf16});
+  base.envelope_precisions = {Precision::kO2};
+  const CaseRecord o2 = Runner().run(base);
+  ASSERT_EQ(o2.replica_sets.size(), 1u);
+  ASSERT_EQ(o2.replica_sets[0].replicas.size(), 2u);
+  for (size_t r = 0; r < 2; ++r)
+    EXPECT_EQ(o2.replica_sets[0].replicas[r].final_params, all.replica_sets[0].replicas[r].final_params) << r;
+  EXPECT_NE(all.replica_sets[0].replicas[0].final_params, all.replica_sets[1].replicas[0].final_params);
 }
 
 TEST(Runner, EachReplicaOfABaselineIsPerturbedWithItsOwnSeed) {
