@@ -254,14 +254,12 @@ void measure_replicas(const CaseSpec& spec, const c10::Device& device, distribut
       shared->precisions.push_back(precision);
       continue;
     }
-    ReplicaSet set;
-    set.precisions = {precision};
+    const Perturbation noise = replica_perturbation(spec, precision, 0);
+    ReplicaSet set{.precisions = {precision}, .unit_roundoff = noise.unit_roundoff, .noise = noise.noise};
     for (int r = 0; r < spec.envelope.replicas; ++r) {
       CaseSpec replica = spec;
       replica.envelope_precisions.clear();
       replica.perturbation = replica_perturbation(spec, precision, r);
-      set.unit_roundoff = replica.perturbation->unit_roundoff;
-      set.noise = replica.perturbation->noise;
       CaseRecord out;
       train_recorded(replica, device, context, out, kComparedOnly);
       set.replicas.push_back(
