@@ -43,6 +43,15 @@ OUT="$(cd "$OUT" && pwd)"
 # The flags that decide this project's speed: half-precision arithmetic in
 # hardware or emulated (docs/build-times.md, "The smoke suite per CPU kind").
 cpu_model="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)"
+# Its generation, which a hypervisor's model name may hide ("AMD EPYC" for
+# Zen 4, family 25, and Zen 5, family 26): the fingerprint's cpu_id.
+cpu_field() { sed -n "s/^$1[[:space:]]*: //p" /proc/cpuinfo | head -n1; }
+cpu_vendor="$(cpu_field vendor_id)"; cpu_family="$(cpu_field 'cpu family')"
+if [[ -n "$cpu_vendor" && -n "$cpu_family" ]]; then
+  cpu_id="$cpu_vendor family $cpu_family model $(cpu_field model)"
+else
+  cpu_id="generation not read"
+fi
 read -r -a cpu_flags <<< "$(sed -n 's/^flags[[:space:]]*: //p' /proc/cpuinfo | head -n1)"
 kept=()
 for f in avx2 avx512f avx512_bf16 avx512_fp16 amx_bf16 amx_fp16; do
@@ -82,7 +91,7 @@ fi
 {
   echo "# Minutes on $(uname -n), $(date -u +%Y-%m-%d)"
   echo
-  echo "- CPU: ${cpu_model:-unknown}, $(nproc) cores; flags: ${kept[*]:-none of avx2, avx512f, avx512_bf16, avx512_fp16, amx_bf16, amx_fp16}"
+  echo "- CPU: ${cpu_model:-unknown} ($cpu_id), $(nproc) cores; flags: ${kept[*]:-none of avx2, avx512f, avx512_bf16, avx512_fp16, amx_bf16, amx_fp16}"
   echo "- commit $commit, a fresh clone, ccache empty (CCACHE_DIR=$CCACHE_DIR)$([[ $from_nothing == 1 ]] && echo ", a new venv (AMPBENCH_HOME=$AMPBENCH_HOME)")"
   echo
   echo "| command | wall | result |"

@@ -65,7 +65,14 @@ def machine_of(env) -> str:
     gpu = env.get("gpu_name")
     if env.get("device") == "cuda" and gpu not in (None, "", "none"):
         return str(gpu)
-    return str(env.get("cpu_model") or "unknown CPU")
+    cpu = str(env.get("cpu_model") or "unknown CPU")
+    # A hypervisor may name Zen 4 and Zen 5 alike "AMD EPYC", and a run with
+    # its kernels held to AVX2 has another CPU's speed: each its own series.
+    # Runs from before these were recorded keep the model name alone.
+    parts = [f"{label}{env[key]}" for key, label in (("cpu_id", ""), ("cpu_capability", "kernels "),
+                                                     ("onednn_max_cpu_isa", "oneDNN "))
+             if env.get(key) not in (None, "", "none")]
+    return f"{cpu} ({', '.join(parts)})" if parts else cpu
 
 
 def prepare(path, rehearsal: bool, now: str) -> Prepared:

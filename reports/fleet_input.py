@@ -22,8 +22,10 @@ from .fleet_discovery import results_file
 # to compute the same bits and run at the same speed. Left out on purpose:
 # host and machine_id (the identity), os (kernel patch levels differ
 # across a healthy fleet without changing a kernel's arithmetic) and
-# cpu_cores (a deterministic run pins its thread count).
-GROUP_FIELDS = ("device", "cpu_model", "gpu_name", "gpu_count", "compute_capability", "driver", "cuda_runtime",
+# cpu_cores (a deterministic run pins its thread count). cpu_id and the
+# kernels' ceiling are in: a hypervisor may name two CPU generations alike,
+# and a machine held to AVX2 takes other kernels.
+GROUP_FIELDS = ("device", "cpu_model", "cpu_id", "cpu_capability", "onednn_max_cpu_isa", "gpu_name", "gpu_count", "compute_capability", "driver", "cuda_runtime",
                 "cudnn", "nccl", "libtorch_version", "compiler", "git_commit", "git_dirty", "mkldnn_enabled",
                 "deterministic", "implementation")
 # Fields that make two runs different builds: never one fleet.

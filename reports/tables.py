@@ -15,7 +15,7 @@ from .anchors import case_anchor
 from .runs import ordered_unique, precision_key, speedup, verdict_text
 from .tally import counts_phrase
 
-ENV_ROWS = ("host", "os", "cpu_model", "cpu_cores", "device", "gpu_name",
+ENV_ROWS = ("host", "os", "cpu_model", "cpu_id", "cpu_cores", "device", "gpu_name",
             "compute_capability", "driver", "cuda_runtime", "cudnn", "nccl",
             "libtorch_version", "torch_build", "compiler", "git_commit", "git_dirty")
 # env keys with a table of their own; as one-liners they would be unreadable.

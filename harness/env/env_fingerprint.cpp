@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -58,6 +59,13 @@ std::string cpu_model() {
     }
   }
   return "none";
+}
+
+std::string cpuinfo_text() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::ostringstream text;
+  text << cpuinfo.rdbuf();
+  return text.str();
 }
 
 std::string cpu_flags_line() {
@@ -160,6 +168,23 @@ std::string nccl_version_from_code(long code) {
   return version_triplet(code, code >= 10000 ? 10000 : 1000, 100);
 }
 
+std::string cpu_id_of(const std::string& cpuinfo) {
+  std::istringstream lines(cpuinfo);
+  std::map<std::string, std::string> field;
+  for (std::string line; std::getline(lines, line);) {
+    if (trim(line).empty() && !field.empty()) break;  // the first processor's block only
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    field.emplace(trim(line.substr(0, colon)), trim(line.substr(colon + 1)));
+  }
+  auto has = [&](const char* key) { return field.count(key) && !field[key].empty(); };
+  if (has("vendor_id") && has("cpu family") && has("model"))
+    return field["vendor_id"] + " family " + field["cpu family"] + " model " + field["model"];
+  if (has("CPU implementer") && has("CPU part"))
+    return "arm implementer " + field["CPU implementer"] + " part " + field["CPU part"];
+  return "none";
+}
+
 std::vector<std::string> cpu_features_of(const std::string& flags_line) {
   std::istringstream words(flags_line);
   std::set<std::string> present;
@@ -184,6 +209,7 @@ EnvFingerprint probe_environment() {
   env.host = host_name();
   env.os = os_name();
   env.cpu_model = cpu_model();
+  env.cpu_id = cpu_id_of(cpuinfo_text());
   env.cpu_cores = static_cast<int>(std::thread::hardware_concurrency());
   env.cpu_features = cpu_features_of(cpu_flags_line());
   env.cpu_kind = cpu_kind_of(env.cpu_features);
@@ -208,6 +234,7 @@ nlohmann::json to_json(const EnvFingerprint& env) {
       {"host", env.host},
       {"os", env.os},
       {"cpu_model", env.cpu_model},
+      {"cpu_id", env.cpu_id},
       {"cpu_cores", env.cpu_cores},
       {"cpu_features", env.cpu_features},
       {"cpu_kind", env.cpu_kind},

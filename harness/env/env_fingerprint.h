@@ -22,6 +22,10 @@ struct EnvFingerprint {
   std::string host;
   std::string os;
   std::string cpu_model;
+  // The processor's generation where its name may not say it: under a
+  // hypervisor every AMD EPYC can be named "AMD EPYC", Zen 4 (family 25)
+  // and Zen 5 (family 26) alike, and they differ in speed (cpu_id_of).
+  std::string cpu_id = "none";
   int cpu_cores = 0;
   // The features that decide how mixed precision runs on this CPU (see
   // cpu_kind_of): half-precision arithmetic is native or emulated.
@@ -56,6 +60,12 @@ struct EnvFingerprint {
 
 // Probes the machine. Never throws: a field that cannot be read is "none".
 EnvFingerprint probe_environment();
+
+// "<vendor> family F model M" from the text of /proc/cpuinfo (x86; Arm:
+// "arm implementer I part P"), read from the first processor listed;
+// "none" when it names neither. Stepping is left out: it does not change
+// a kernel's speed or arithmetic.
+std::string cpu_id_of(const std::string& cpuinfo);
 
 // The mixed-precision-relevant features named in a /proc/cpuinfo "flags"
 // line, in a fixed order: avx2, avx512f, avx512_bf16, avx512_fp16, amx_bf16,

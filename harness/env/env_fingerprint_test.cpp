@@ -13,7 +13,7 @@ namespace {
 
 TEST(EnvFingerprint, JsonHasEveryField) {
   const nlohmann::json j = to_json(probe_environment());
-  for (const char* key : {"host", "os", "cpu_model", "cpu_cores", "cpu_features", "cpu_kind", "cpu_capability", "onednn_max_cpu_isa", "device", "gpu_name", "gpu_count",
+  for (const char* key : {"host", "os", "cpu_model", "cpu_id", "cpu_cores", "cpu_features", "cpu_kind", "cpu_capability", "onednn_max_cpu_isa", "device", "gpu_name", "gpu_count",
                           "compute_capability", "driver", "cuda_runtime", "cudnn", "nccl",
                           "libtorch_version", "torch_build", "compiler", "git_commit", "git_dirty",
                           "float32_math"}) {
@@ -37,6 +37,21 @@ TEST(EnvFingerprint, NamesTheCpuKindFromItsFlags) {
   EXPECT_EQ(cpu_kind_of(cpu_features_of("flags : avx2 avx512f")), "avx512");
   EXPECT_EQ(cpu_kind_of(cpu_features_of("flags : sse2 avx512bw_fake")), "other");
   EXPECT_NE(probe_environment().cpu_kind, "none");
+}
+
+// Two generations a hypervisor names alike: only family and model tell
+// them apart (text as /proc/cpuinfo gives it, tabs included).
+TEST(EnvFingerprint, TellsProcessorGenerationsOfOneNameApart) {
+  const std::string zen4 =
+      "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\n"
+      "model name\t: AMD EPYC\nstepping\t: 1\n\nprocessor\t: 1\nvendor_id\t: GenuineIntel\n";
+  const std::string zen5 = "vendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\nmodel name\t: AMD EPYC\n";
+  EXPECT_EQ(cpu_id_of(zen4), "AuthenticAMD family 25 model 17");
+  EXPECT_EQ(cpu_id_of(zen5), "AuthenticAMD family 26 model 2");
+  const std::string neoverse = "processor\t: 0\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\nCPU part\t: 0xd40\n";
+  EXPECT_EQ(cpu_id_of(neoverse), "arm implementer 0x41 part 0xd40");
+  EXPECT_EQ(cpu_id_of("processor\t: 0\nmodel name\t: AMD EPYC\n"), "none");
+  EXPECT_EQ(cpu_id_of(""), "none");
 }
 
 // ATen's dispatch level is what the kernels use, which an environment

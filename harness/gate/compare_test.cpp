@@ -295,6 +295,33 @@ TEST(CompareEnv, ConformanceIsComparedDespiteMismatch) {
   EXPECT_EQ(find(compare_docs(base, cur), kId, "conformance").verdict, GateVerdict::Regression);
 }
 
+// One model name, two machines: a hypervisor's "AMD EPYC" of two
+// generations, or one CPU with its kernels held to AVX2. Files from before
+// these keys were recorded are still compared on the name alone.
+TEST(CompareEnv, CpuGenerationAndKernelCeilingUnderOneNameAreMismatches) {
+  json base_env = make_env("cpu", "none", "AMD EPYC");
+  base_env["cpu_id"] = "AuthenticAMD family 25 model 17";
+  base_env["cpu_capability"] = "AVX512";
+  json zen5 = base_env;
+  zen5["cpu_id"] = "AuthenticAMD family 26 model 2";
+  json held = base_env;
+  held["cpu_capability"] = "AVX2";
+  const json base = make_results({make_case(kId, noisy(1000, 0.01, 10, 1))}, base_env);
+  const GateReport other_generation = compare_docs(base, make_results({make_case(kId, noisy(1500, 0.01, 10, 2))}, zen5));
+  EXPECT_FALSE(other_generation.throughput_compared);
+  EXPECT_TRUE(notice_contains(other_generation, "cpu_id: \"AuthenticAMD family 25 model 17\" vs \"AuthenticAMD family 26 model 2\""));
+  const GateReport capped = compare_docs(base, make_results({make_case(kId, noisy(500, 0.01, 10, 2))}, held));
+  EXPECT_FALSE(capped.throughput_compared);
+  EXPECT_TRUE(notice_contains(capped, "cpu_capability: \"AVX512\" vs \"AVX2\""));
+  json older = base_env;
+  older.erase("cpu_id");
+  older.erase("cpu_capability");
+  const GateReport from_older = compare_docs(make_results({make_case(kId, noisy(1000, 0.01, 10, 1))}, older),
+                                             make_results({make_case(kId, noisy(1000, 0.01, 10, 2))}, zen5));
+  EXPECT_TRUE(from_older.throughput_compared);
+  EXPECT_TRUE(from_older.env_differences.empty());
+}
+
 TEST(CompareFiles, IncompleteCurrentIsRefusedUnlessAllowed) {
   json cur = make_results({make_case("a")});
   cur["complete"] = false;

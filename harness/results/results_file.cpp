@@ -168,6 +168,17 @@ std::vector<std::string> env_differences(const ResultsFile& baseline, const Resu
     const std::string c = get(current, key);
     if (b != c) out.push_back(std::string(key) + ": \"" + b + "\" vs \"" + c + "\"");
   }
+  // The CPU's generation and the kernels' ceiling change a CPU run's speed
+  // under one model name; files from before they were recorded lack them,
+  // and are compared on the name alone.
+  if (baseline.device == DeviceKind::kCpu || current.device == DeviceKind::kCpu) {
+    for (const char* key : {"cpu_id", "cpu_capability", "onednn_max_cpu_isa"}) {
+      const auto b = baseline.env.find(key);
+      const auto c = current.env.find(key);
+      if (b == baseline.env.end() || c == current.env.end() || b->second == c->second) continue;
+      out.push_back(std::string(key) + ": \"" + b->second + "\" vs \"" + c->second + "\"");
+    }
+  }
   return out;
 }
 

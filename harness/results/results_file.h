@@ -82,7 +82,8 @@ bool is_google_benchmark_json(const nlohmann::json& doc);
 
 // The env fields whose mismatch makes throughput incomparable: device,
 // gpu_name, cpu_model (only when device is "cpu"), libtorch_version,
-// cuda_runtime. Returns "field: baseline-value vs current-value" per
+// implementation, cuda_runtime; on a CPU also cpu_id, cpu_capability and
+// onednn_max_cpu_isa where both files record them. Returns "field: baseline-value vs current-value" per
 // difference; empty when they match.
 std::vector<std::string> env_differences(const ResultsFile& baseline, const ResultsFile& current);
 

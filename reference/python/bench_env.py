@@ -31,14 +31,51 @@ def _build_switch_on(config: str, key: str) -> bool:
     return value.startswith("ON") or value.startswith("1")
 
 
-def _cpu_model() -> str:
+def _first_processor() -> dict[str, str]:
+    """The first processor's block of /proc/cpuinfo, key -> value."""
+    fields: dict[str, str] = {}
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name") and ":" in line:
-                return line.split(":", 1)[1].strip()
+        text = Path("/proc/cpuinfo").read_text()
     except OSError:
-        pass
+        return fields
+    for line in text.splitlines():
+        if not line.strip() and fields:
+            break
+        key, colon, value = line.partition(":")
+        if colon:
+            fields.setdefault(key.strip(), value.strip())
+    return fields
+
+
+def cpu_id_of(fields: dict[str, str]) -> str:
+    """env_fingerprint.cpp's cpu_id_of: the generation a hypervisor's model
+    name may hide ("AMD EPYC" for Zen 4 and Zen 5 alike)."""
+    if all(fields.get(k) for k in ("vendor_id", "cpu family", "model")):
+        return f"{fields['vendor_id']} family {fields['cpu family']} model {fields['model']}"
+    if fields.get("CPU implementer") and fields.get("CPU part"):
+        return f"arm implementer {fields['CPU implementer']} part {fields['CPU part']}"
     return "none"
+
+
+# env_fingerprint.cpp's cpu_features_of and cpu_kind_of.
+_HALF_PRECISION_FLAGS = ("avx2", "avx512f", "avx512_bf16", "avx512_fp16", "amx_bf16", "amx_fp16")
+
+
+def cpu_kind_of(features: list[str]) -> str:
+    for flag, kind in (("amx_bf16", "amx"), ("avx512_bf16", "avx512_bf16"), ("avx512f", "avx512"), ("avx2", "avx2")):
+        if flag in features:
+            return kind
+    return "other"
+
+
+def _cpu_fields() -> dict:
+    fields = _first_processor()
+    present = set(fields.get("flags", "").split())
+    features = [f for f in _HALF_PRECISION_FLAGS if f in present]
+    return {"cpu_model": fields.get("model name") or "none", "cpu_id": cpu_id_of(fields),
+            "cpu_features": features, "cpu_kind": cpu_kind_of(features),
+            "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+            "onednn_max_cpu_isa": os.environ.get("ONEDNN_MAX_CPU_ISA", "")}
 
 
 def environment() -> dict:
@@ -48,7 +85,7 @@ def environment() -> dict:
     env = {
         "host": socket.gethostname() or "none",
         "os": f"{u.sysname} {u.release} {u.machine}",
-        "cpu_model": _cpu_model(),
+        **_cpu_fields(),
         "cpu_cores": os.cpu_count() or 0,
         "device": "cpu", "gpu_name": "none", "gpu_count": 0, "compute_capability": "none",
         "driver": "none", "cuda_runtime": "none", "cudnn": "none", "nccl": "none",

@@ -120,6 +120,19 @@ def test_a_group_of_one_is_named_not_merged(tmp_path):
     assert [len(g["machines"]) for g in report["groups"]] == [4, 1]
 
 
+def test_one_cpu_name_of_another_generation_or_kernel_ceiling_is_another_group(tmp_path):
+    docs = healthy(4)
+    for doc in docs.values():
+        doc["env"].update(cpu_model="AMD EPYC", cpu_id="AuthenticAMD family 25 model 17", cpu_capability="AVX512")
+    docs["zen5"] = machine_doc("zen5")
+    docs["zen5"]["env"].update(cpu_model="AMD EPYC", cpu_id="AuthenticAMD family 26 model 2", cpu_capability="AVX512")
+    docs["held"] = machine_doc("held")
+    docs["held"]["env"].update(cpu_model="AMD EPYC", cpu_id="AuthenticAMD family 25 model 17", cpu_capability="AVX2")
+    _, report, _ = run(tmp_path, docs)
+    assert verdicts(report) == {"held": "investigate", "zen5": "investigate"}
+    assert [len(g["machines"]) for g in report["groups"]] == [4, 1, 1]
+
+
 def test_two_machines_that_disagree_cannot_tell_who_is_right(tmp_path):
     docs = {"a": machine_doc("a"), "b": machine_doc("b", corrupt={"plain/mlp/fp32/sgd"})}
     _, report, _ = run(tmp_path, docs)
