@@ -57,11 +57,17 @@ std::string utc_now() {
   return buf;
 }
 
-}  // namespace
+// cpu_model, then the generation where it is recorded: a hypervisor may name
+// Zen 4 and Zen 5 alike "AMD EPYC", and each needs its own baseline.
+std::string cpu_hardware(const ResultsFile& r, bool with_generation) {
+  const std::string id = env_value(r, "cpu_id");
+  return env_value(r, "cpu_model") + (with_generation && id != "none" ? " " + id : "");
+}
 
-std::string baseline_name(const ResultsFile& r) {
+std::string name_for(const ResultsFile& r, bool with_generation) {
   const std::string device = env_value(r, "device");
-  const std::string hardware = r.device == DeviceKind::kCpu ? env_value(r, "cpu_model") : env_value(r, "gpu_name");
+  const std::string hardware =
+      r.device == DeviceKind::kCpu ? cpu_hardware(r, with_generation) : env_value(r, "gpu_name");
   std::string name = sanitize_name_part(r.suite) + "__" + sanitize_name_part(device) + "__" +
                      sanitize_name_part(hardware) + "__torch-" + sanitize_name_part(env_value(r, "libtorch_version"));
   if (r.device == DeviceKind::kCuda) name += "__cuda-" + sanitize_name_part(env_value(r, "cuda_runtime"));
@@ -69,6 +75,10 @@ std::string baseline_name(const ResultsFile& r) {
   if (const auto it = r.env.find("implementation"); it != r.env.end() && it->second == "compiled") name += "__compiled";
   return name;
 }
+
+}  // namespace
+
+std::string baseline_name(const ResultsFile& r) { return name_for(r, true); }
 
 namespace {
 
@@ -144,32 +154,36 @@ BaselineUpdate update_baseline(const std::vector<std::string>& results_paths, co
   return u;
 }
 
-StoredBaseline find_baseline(const ResultsFile& current, const std::string& dir) {
-  const fs::path root = dir.empty() ? "." : dir;
-  StoredBaseline stored;
-  stored.folder = (root / baseline_name(current)).string();
-  std::error_code ec;
-  if (fs::is_directory(stored.folder, ec)) {
-    for (const auto& entry : fs::directory_iterator(stored.folder, ec)) {
-      const std::string f = entry.path().filename().string();
-      if (entry.is_regular_file(ec) && f.rfind("run-", 0) == 0 && entry.path().extension() == ".json") {
-        stored.runs.push_back(entry.path().string());
-      }
-    }
-    std::sort(stored.runs.begin(), stored.runs.end());
-    if (!stored.runs.empty()) return stored;
-  }
+namespace {
 
-  std::string message = "no baseline for the environment of " + current.path + " (suite \"" +
-                        current.suite + "\", device \"" + current.env.at("device") + "\", " +
-                        (current.device == DeviceKind::kCpu ? "cpu_model \"" + current.env.at("cpu_model")
-                                                            : "gpu_name \"" + current.env.at("gpu_name")) +
-                        "\", libtorch_version \"" + current.env.at("libtorch_version") + "\"" +
-                        (current.device == DeviceKind::kCuda ? ", cuda_runtime \"" + current.env.at("cuda_runtime") + "\""
-                                                            : std::string()) +
-                        ")";
+std::vector<std::string> stored_runs(const std::string& folder) {
+  std::vector<std::string> runs;
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) return runs;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    const std::string f = entry.path().filename().string();
+    if (entry.is_regular_file(ec) && f.rfind("run-", 0) == 0 && entry.path().extension() == ".json") {
+      runs.push_back(entry.path().string());
+    }
+  }
+  std::sort(runs.begin(), runs.end());
+  return runs;
+}
+
+// What was looked for, what the folder has for the suite, and how to make one.
+std::string no_baseline_message(const ResultsFile& current, const fs::path& root, const std::string& dir) {
+  const bool cpu = current.device == DeviceKind::kCpu;
+  std::string message = "no baseline for the environment of " + current.path + " (suite \"" + current.suite +
+                        "\", device \"" + current.env.at("device") + "\", " +
+                        (cpu ? "cpu_model \"" + current.env.at("cpu_model") + "\"" +
+                                   (env_value(current, "cpu_id") != "none" ? ", cpu_id \"" + env_value(current, "cpu_id") + "\""
+                                                                           : std::string())
+                             : "gpu_name \"" + current.env.at("gpu_name") + "\"") +
+                        ", libtorch_version \"" + current.env.at("libtorch_version") + "\"" +
+                        (cpu ? std::string() : ", cuda_runtime \"" + current.env.at("cuda_runtime") + "\"") + ")";
   std::vector<std::string> same_suite;
   const std::string prefix = sanitize_name_part(current.suite) + "__";
+  std::error_code ec;
   if (fs::is_directory(root, ec)) {
     for (const auto& entry : fs::directory_iterator(root, ec)) {
       const std::string f = entry.path().filename().string();
@@ -183,8 +197,21 @@ StoredBaseline find_baseline(const ResultsFile& current, const std::string& dir)
     message += "; baselines for this suite:";
     for (const auto& f : same_suite) message += " " + f;
   }
-  message += "; create one with: ampbench baseline update --results " + current.path + " [more runs] --dir " + dir;
-  throw GateInputError(stored.folder, message);
+  return message + "; create one with: ampbench baseline update --results " + current.path + " [more runs] --dir " + dir;
+}
+
+}  // namespace
+
+StoredBaseline find_baseline(const ResultsFile& current, const std::string& dir) {
+  const fs::path root = dir.empty() ? "." : dir;
+  const std::string folder = (root / baseline_name(current)).string();
+  if (auto runs = stored_runs(folder); !runs.empty()) return {folder, std::move(runs)};
+  // A baseline stored before the CPU's generation was recorded: its name
+  // has the model alone, and the gate compares it on the model alone.
+  if (const std::string legacy = (root / name_for(current, false)).string(); legacy != folder) {
+    if (auto runs = stored_runs(legacy); !runs.empty()) return {legacy, std::move(runs)};
+  }
+  throw GateInputError(folder, no_baseline_message(current, root, dir));
 }
 
 }  // namespace ampbench::gate

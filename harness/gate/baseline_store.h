@@ -1,7 +1,8 @@
 // Baselines kept per environment: `ampbench baseline update` copies one or
 // more results files (runs) to
 // DIR/<suite>__<device>__<hardware>__torch-<libtorch_version>[__cuda-<cuda_runtime>]/run-NN.json
-// (hardware = gpu_name on cuda, cpu_model on cpu; each part sanitized to
+// (hardware = gpu_name on cuda; on cpu cpu_model and, where recorded, cpu_id,
+// the generation a hypervisor's name may hide; each part sanitized to
 // [A-Za-z0-9._-]; the cuda part only when device is "cuda"), and `ampbench gate`
 // without --baseline gates against every run in the folder named after the
 // current results' env.
@@ -44,7 +45,9 @@ struct StoredBaseline {
   std::vector<std::string> runs;  // run-*.json, sorted
 };
 
-// The baseline for `current` in `dir`. Throws GateInputError when there is
+// The baseline for `current` in `dir` (on CPU, failing the folder named with
+// the generation, one named with cpu_model alone: stored before cpu_id was
+// recorded). Throws GateInputError when there is
 // none, naming the folder looked for and the baselines that do exist for the
 // suite.
 StoredBaseline find_baseline(const ResultsFile& current, const std::string& dir);

@@ -28,6 +28,40 @@ TEST(BaselineStore, FilenameFromEnv) {
   EXPECT_EQ(baseline_name(gpu), "full__cuda__NVIDIA-H200__torch-2.11.0__cuda-12.8");
 }
 
+// Zen 4 and Zen 5 named alike by a hypervisor: a baseline each. One stored
+// before cpu_id was recorded (named by the model alone) is still found.
+TEST(BaselineStore, GenerationsOfOneCpuNameKeepTheirOwnBaselines) {
+  TempDir dir;
+  const std::string store = dir.file("baselines");
+  auto env_of = [](const char* cpu_id) {
+    json env = make_env("cpu", "none", "AMD EPYC");
+    if (cpu_id != nullptr) env["cpu_id"] = cpu_id;
+    return env;
+  };
+  const std::string zen4 =
+      write_json(dir.file("zen4.json"), make_results({make_case("a")}, env_of("AuthenticAMD family 25 model 17")));
+  const std::string zen5 =
+      write_json(dir.file("zen5.json"), make_results({make_case("a")}, env_of("AuthenticAMD family 26 model 2")));
+  EXPECT_EQ(baseline_name(load_results(zen5)), "smoke__cpu__AMD-EPYC-AuthenticAMD-family-26-model-2__torch-2.11.0");
+  update_baseline({zen4}, store);
+  try {
+    find_baseline(load_results(zen5), store);
+    FAIL() << "a Zen 5 run found the Zen 4 baseline";
+  } catch (const GateInputError& e) {
+    EXPECT_NE(e.problem().find("cpu_id \"AuthenticAMD family 26 model 2\""), std::string::npos) << e.problem();
+  }
+  update_baseline({zen5}, store);
+  EXPECT_EQ(find_baseline(load_results(zen5), store).folder,
+            store + "/smoke__cpu__AMD-EPYC-AuthenticAMD-family-26-model-2__torch-2.11.0");
+  EXPECT_EQ(find_baseline(load_results(zen4), store).folder,
+            store + "/smoke__cpu__AMD-EPYC-AuthenticAMD-family-25-model-17__torch-2.11.0");
+  const std::string older = dir.file("older");
+  const BaselineUpdate legacy =
+      update_baseline({write_json(dir.file("legacy.json"), make_results({make_case("a")}, env_of(nullptr)))}, older);
+  EXPECT_EQ(legacy.path, older + "/smoke__cpu__AMD-EPYC__torch-2.11.0");
+  EXPECT_EQ(find_baseline(load_results(zen5), older).folder, legacy.path);
+}
+
 TEST(BaselineStore, UpdateThenFindRoundTrip) {
   TempDir dir;
   const std::string results = write_json(dir.file("results.json"), make_results({make_case("a", {1, 2, 3, 4})}));
