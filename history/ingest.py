@@ -28,7 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from reference.python.results_file import Results, ResultsError, load_results
-from reports.runs import implementation
+from reports.runs import implementation, machine
 
 from .store import CaseRecord, RunRecord, Store
 
@@ -61,20 +61,6 @@ def injected_faults(env) -> list[str]:
             if k.startswith(FAULT_PREFIX) and v is not None and v is not False]
 
 
-def machine_of(env) -> str:
-    gpu = env.get("gpu_name")
-    if env.get("device") == "cuda" and gpu not in (None, "", "none"):
-        return str(gpu)
-    cpu = str(env.get("cpu_model") or "unknown CPU")
-    # A hypervisor may name Zen 4 and Zen 5 alike "AMD EPYC", and a run with
-    # its kernels held to AVX2 has another CPU's speed: each its own series.
-    # Runs from before these were recorded keep the model name alone.
-    parts = [f"{label}{env[key]}" for key, label in (("cpu_id", ""), ("cpu_capability", "kernels "),
-                                                     ("onednn_max_cpu_isa", "oneDNN "))
-             if env.get(key) not in (None, "", "none")]
-    return f"{cpu} ({', '.join(parts)})" if parts else cpu
-
-
 def prepare(path, rehearsal: bool, now: str) -> Prepared:
     """Read and check one file; nothing is written."""
     try:
@@ -100,7 +86,7 @@ def _records(results: Results, path: Path, faults, now: str) -> Prepared:
         started_utc=results.started_utc, finished_utc=results.finished_utc, suite=results.suite,
         results_schema_version=results.schema_version, git_commit=str(env.get("git_commit", "unknown")),
         git_dirty=int(bool(env.get("git_dirty"))), torch=str(env.get("libtorch_version", "unknown")),
-        device=str(env.get("device", "unknown")), machine=machine_of(env), cpu_kind=str(env.get("cpu_kind", "")),
+        device=str(env.get("device", "unknown")), machine=machine(env), cpu_kind=str(env.get("cpu_kind", "")),
         implementation=implementation(env), machine_id=str(env.get("machine_id") or env.get("host") or ""),
         rehearsal=int(bool(faults)), injected=", ".join(faults))
     cases, samples, distances = [], [], []

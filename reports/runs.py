@@ -58,12 +58,25 @@ def load_runs(paths) -> list:
     return runs
 
 
-def env_fingerprint(env: dict) -> str:
-    """What makes two runs different hardware/software: device + LibTorch."""
+def machine(env: dict) -> str:
+    """The hardware a run's speed belongs to: the GPU's name on CUDA; on CPU
+    the model name with its generation and the kernels' ISA ceiling where
+    recorded, since a hypervisor may name Zen 4 and Zen 5 alike "AMD EPYC"
+    and a run held to AVX2 has another CPU's speed. Files from before those
+    fields were recorded give the model name alone."""
     gpu = env.get("gpu_name")
-    on_gpu = env.get("device") == "cuda" and gpu not in (None, "", "none")
-    device = gpu if on_gpu else env.get("cpu_model", "unknown CPU")
-    return f"{device} · libtorch {env.get('libtorch_version', '?')}"
+    if env.get("device") == "cuda" and gpu not in (None, "", "none"):
+        return str(gpu)
+    cpu = str(env.get("cpu_model") or "unknown CPU")
+    parts = [f"{label}{env[key]}" for key, label in (("cpu_id", ""), ("cpu_capability", "kernels "),
+                                                     ("onednn_max_cpu_isa", "oneDNN "))
+             if env.get(key) not in (None, "", "none")]
+    return f"{cpu} ({', '.join(parts)})" if parts else cpu
+
+
+def env_fingerprint(env: dict) -> str:
+    """What makes two runs different hardware/software: the machine + LibTorch."""
+    return f"{machine(env)} · libtorch {env.get('libtorch_version', '?')}"
 
 
 def implementation(env: dict) -> str:

@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 
 from history.cli import main
-from history.ingest import machine_of, run_id_of
+from history.ingest import run_id_of
 from history.store import StoreError, open_store
 from history.tests.conftest import SLOW_FROM, ingest
 
@@ -107,16 +107,3 @@ def test_history_of_another_schema_version_is_refused(db, twenty, capsys):
     capsys.readouterr()
     assert ingest(db, twenty[1:2]) == 2
     assert "history schema version [99], this ampbench reads version 1 only" in capsys.readouterr().err
-
-
-def test_one_model_name_of_two_generations_or_kernel_ceilings_is_two_machines():
-    zen4 = {"device": "cpu", "gpu_name": "none", "cpu_model": "AMD EPYC", "cpu_id": "AuthenticAMD family 25 model 17",
-            "cpu_capability": "AVX512", "onednn_max_cpu_isa": ""}
-    zen5 = dict(zen4, cpu_id="AuthenticAMD family 26 model 2")
-    held = dict(zen4, cpu_capability="AVX2", onednn_max_cpu_isa="AVX2")
-    names = {machine_of(zen4), machine_of(zen5), machine_of(held)}
-    assert len(names) == 3 and all(n.startswith("AMD EPYC (") for n in names)
-    assert machine_of(held) == "AMD EPYC (AuthenticAMD family 25 model 17, kernels AVX2, oneDNN AVX2)"
-    # A run from before these were recorded keeps its series; a GPU run is its GPU.
-    assert machine_of({"device": "cpu", "cpu_model": "AMD EPYC"}) == "AMD EPYC"
-    assert machine_of(dict(zen4, device="cuda", gpu_name="NVIDIA H200")) == "NVIDIA H200"

@@ -13,7 +13,7 @@ from reference.python.results_file import parse_results
 from reports import build_report
 from reports.figures import curves, throughput
 from reports.figures.style import PRECISION_COLORS
-from reports.runs import Run, env_fingerprint, load_runs
+from reports.runs import Run, env_fingerprint, load_runs, machine
 from reports.tables import negative_control_line, run_warnings
 from reports.tests.sample_results import make_results, write_results
 
@@ -233,6 +233,29 @@ def test_comparison_is_labelled_by_fingerprints(pair):
 def test_fingerprint_uses_cpu_model_on_cpu_runs():
     env = make_results(gpu=None)["env"]
     assert env_fingerprint(env) == "AMD EPYC 7742 64-Core Processor · libtorch 2.11.0"
+
+
+def test_one_model_name_of_two_generations_or_kernel_ceilings_is_two_machines():
+    zen4 = {"device": "cpu", "gpu_name": "none", "cpu_model": "AMD EPYC", "cpu_id": "AuthenticAMD family 25 model 17",
+            "cpu_capability": "AVX512", "onednn_max_cpu_isa": ""}
+    zen5 = dict(zen4, cpu_id="AuthenticAMD family 26 model 2")
+    held = dict(zen4, cpu_capability="AVX2", onednn_max_cpu_isa="AVX2")
+    names = {machine(zen4), machine(zen5), machine(held)}
+    assert len(names) == 3 and all(n.startswith("AMD EPYC (") for n in names)
+    assert machine(held) == "AMD EPYC (AuthenticAMD family 25 model 17, kernels AVX2, oneDNN AVX2)"
+    # A run from before these were recorded keeps its series; a GPU run is its GPU.
+    assert machine({"device": "cpu", "cpu_model": "AMD EPYC"}) == "AMD EPYC"
+    assert machine(dict(zen4, device="cuda", gpu_name="NVIDIA H200")) == "NVIDIA H200"
+
+
+def test_runs_on_two_generations_of_one_cpu_name_are_labelled_apart(tmp_path):
+    zen4, zen5 = make_results(gpu=None), make_results(gpu=None)
+    for doc, family in ((zen4, "25 model 17"), (zen5, "26 model 2")):
+        doc["env"].update(cpu_model="AMD EPYC", cpu_id=f"AuthenticAMD family {family}", cpu_capability="AVX512")
+    paths = [write_results(tmp_path / n, d) for n, d in (("zen4.json", zen4), ("zen5.json", zen5))]
+    labels = [run.label for run in load_runs(paths)]
+    assert labels == ["run1: C++ · AMD EPYC (AuthenticAMD family 25 model 17, kernels AVX512) · libtorch 2.11.0",
+                      "run2: C++ · AMD EPYC (AuthenticAMD family 26 model 2, kernels AVX512) · libtorch 2.11.0"]
 
 
 def test_same_machine_runs_are_told_apart_by_file(tmp_path):
