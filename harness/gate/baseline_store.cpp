@@ -180,7 +180,9 @@ std::string no_baseline_message(const ResultsFile& current, const fs::path& root
                                                                            : std::string())
                              : "gpu_name \"" + current.env.at("gpu_name") + "\"") +
                         ", libtorch_version \"" + current.env.at("libtorch_version") + "\"" +
-                        (cpu ? std::string() : ", cuda_runtime \"" + current.env.at("cuda_runtime") + "\"") + ")";
+                        (current.device == DeviceKind::kCuda ? ", cuda_runtime \"" + current.env.at("cuda_runtime") + "\""
+                                                             : std::string()) +
+                        ")";
   std::vector<std::string> same_suite;
   const std::string prefix = sanitize_name_part(current.suite) + "__";
   std::error_code ec;
