@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <sstream>
 
 #include "gate/test_util.h"
@@ -227,6 +228,20 @@ TEST(RunJunit, OneTestcasePerCase) {
   TempDir dir;
   write_run_junit(parse_results(doc, "r.json"), dir.file("sub/run.xml"));
   EXPECT_EQ(read_text(dir.file("sub/run.xml")), xml);
+}
+
+// A CI dashboard tells two generations of one CPU name apart by the
+// properties: the generation and the kernels' ceiling are among them.
+TEST(RunJunit, PropertiesNameTheCpuGeneration) {
+  json doc = make_results({make_case("ok")}, make_env("cpu", "none", "AMD EPYC"));
+  doc["env"]["cpu_id"] = "AuthenticAMD family 26 model 2";
+  doc["env"]["cpu_capability"] = "AVX2";
+  std::map<std::string, std::string> properties;
+  for (const auto& e : parse_xml(run_junit(parse_results(doc, "r.json"))))
+    if (e.name == "property") properties[e.attrs.at("name")] = e.attrs.at("value");
+  EXPECT_EQ(properties["cpu_model"], "AMD EPYC");
+  EXPECT_EQ(properties["cpu_id"], "AuthenticAMD family 26 model 2");
+  EXPECT_EQ(properties["cpu_capability"], "AVX2");
 }
 
 }  // namespace

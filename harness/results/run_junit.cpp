@@ -56,7 +56,8 @@ std::string run_junit(const ResultsFile& results) {
          xml_attr("skipped", std::to_string(counts.skipped)) + xml_attr("time", "0") + ">\n";
   out += "  <properties>\n";
   out += xml_property("suite", results.suite);
-  for (const char* key : {"device", "gpu_name", "cpu_model", "libtorch_version", "cuda_runtime", "git_commit"}) {
+  for (const char* key : {"device", "gpu_name", "cpu_model", "cpu_id", "cpu_capability", "libtorch_version", "cuda_runtime",
+                          "git_commit"}) {
     if (const auto it = results.env.find(key); it != results.env.end()) out += xml_property(key, it->second);
   }
   out += "  </properties>\n";
