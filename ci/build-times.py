@@ -68,12 +68,18 @@ def main(argv):
     parser.add_argument("build_dir", nargs="?", default="build")
     parser.add_argument("--top", type=int, default=15)
     args = parser.parse_args(argv)
+    if args.top < 1:
+        parser.error(f"--top {args.top}: must be at least 1")
     log = pathlib.Path(args.build_dir) / ".ninja_log"
     try:
-        print(summary(read_log(log), args.top))
+        text = summary(read_log(log), args.top)
     except (OSError, ValueError) as e:
         print(f"build-times: error: {e}", file=sys.stderr)
         return 2
+    try:
+        print(text)
+    except BrokenPipeError:  # read by `head`: what it wanted was printed
+        sys.stdout = None
     return 0
 
 

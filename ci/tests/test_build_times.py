@@ -47,3 +47,23 @@ def test_a_file_that_is_not_a_ninja_log_is_refused(tmp_path):
     bad.mkdir()
     (bad / ".ninja_log").write_text("hello\n")
     assert build_times.main([str(bad)]) == 2
+
+
+def test_a_top_below_one_exits_2(tmp_path, capsys):
+    log = write_log(tmp_path, [entry(0, 1000, "a.o")])
+    try:
+        build_times.main([str(log.parent), "--top", "0"])
+        raise AssertionError("--top 0 was accepted")
+    except SystemExit as stop:
+        assert stop.code == 2
+    assert "--top 0: must be at least 1" in capsys.readouterr().err
+
+
+def test_a_reader_that_stops_early_is_no_error(tmp_path):
+    import subprocess
+    import sys
+    # More than a pipe holds (64 KiB), so the script is still writing when `head` leaves.
+    log = write_log(tmp_path, [entry(0, 10 * i, f"harness/CMakeFiles/layer.dir/{i:06d}.cpp.o") for i in range(1, 5000)])
+    p = subprocess.run(f"'{sys.executable}' '{SCRIPT}' '{log.parent}' --top 5000 | head -n 1", shell=True,
+                       capture_output=True, text=True)
+    assert p.stdout.startswith("wall ") and "error" not in p.stderr, p.stderr
