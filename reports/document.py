@@ -8,6 +8,7 @@ from .blocks import Bullets, Details, Heading, Image, Text
 from .ceilings import has_achieved_flops, run_ceilings
 from .engagement import engagement_tables
 from .compiled import compiled_section
+from .cpu_precision import half_precision_note
 from .convergence import convergence_cases
 from .implementations import implementation_line, implementation_pairs, implementation_section
 from .gradients import health_cases
@@ -88,6 +89,8 @@ def _run_section(run, figures) -> list:
                tables.verdict_table(run)]
     blocks += _engagement_section(run, level + 1)
     blocks += [Heading(level + 1, "Throughput")]
+    if note := half_precision_note(run.env):
+        blocks.append(Text(note))
     throughput = tables.throughput_table(run)
     blocks.append(throughput if throughput.rows else Text("No throughput was measured in this run."))
     by_precision = tables.precision_columns_table(run)
