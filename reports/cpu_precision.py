@@ -22,16 +22,17 @@ def half_precision_note(env: dict) -> str | None:
         return None
     capped = str(env.get("cpu_capability", "")).upper() in _CAPPED
     native = {dtype: [f for f in flags if f in features] for dtype, flags in _NATIVE.items()}
-    parts = []
+    parts, emulated = [], []
     for dtype in ("bf16", "fp16"):
         if native[dtype] and not capped:
             parts.append(f"{dtype} arithmetic runs in hardware ({', '.join(native[dtype])})")
-        elif native[dtype]:
+            continue
+        emulated.append(dtype)
+        if native[dtype]:
             parts.append(f"{dtype} is converted to float32 and back: the kernels are held to "
                          f"{env.get('cpu_capability')}, below the CPU's {', '.join(native[dtype])}")
         else:
             parts.append(f"{dtype} is converted to float32 and back (no {' or '.join(_NATIVE[dtype])})")
-    emulated = [d for d in ("bf16", "fp16") if not native[d] or capped]
     # Apex O2 and O3 compute in fp16 too.
     tail = (f". A speedup below 1 in {' or '.join(emulated)}{' (and O2, O3)' if 'fp16' in emulated else ''} "
             "is then expected of this CPU, not a sign of a fault in AMP" if emulated else "")
